@@ -1,0 +1,126 @@
+//! A shared, read-only view of an input: a memory map or an owned buffer.
+
+use std::fs::File;
+use std::ops::Deref;
+use std::path::Path;
+use std::sync::Arc;
+
+/// How [`Bytes::open`] reads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MapMode {
+    /// Memory-map files (the default); empty files are read as an empty buffer.
+    #[default]
+    Map,
+    /// Read the whole file into memory (for files that may change while open,
+    /// or filesystems where mapping is unwise).
+    Read,
+}
+
+enum Inner {
+    Mapped(memmap2::Mmap),
+    Owned(Box<[u8]>),
+    Static(&'static [u8]),
+}
+
+/// A cheap-to-clone handle on immutable input bytes.
+///
+/// Cloning shares the underlying map or buffer. Dereferences to `[u8]`.
+///
+/// A mapped file that another process truncates while it is mapped can
+/// raise SIGBUS on access; callers that cannot rule this out open with
+/// [`MapMode::Read`].
+#[derive(Clone)]
+pub struct Bytes {
+    inner: Arc<Inner>,
+}
+
+impl Bytes {
+    /// Opens `path` with the given [`MapMode`].
+    pub fn open(path: impl AsRef<Path>, mode: MapMode) -> std::io::Result<Bytes> {
+        let path = path.as_ref();
+        match mode {
+            MapMode::Read => Ok(Bytes::from_vec(std::fs::read(path)?)),
+            MapMode::Map => {
+                let file = File::open(path)?;
+                let len = file.metadata()?.len();
+                if len == 0 {
+                    return Ok(Bytes::from_vec(Vec::new()));
+                }
+                // SAFETY: the map is read-only and private to this process;
+                // ream never writes through it. Concurrent truncation by
+                // another process is documented above (use MapMode::Read).
+                #[allow(unsafe_code)]
+                let map = unsafe { memmap2::Mmap::map(&file)? };
+                Ok(Bytes {
+                    inner: Arc::new(Inner::Mapped(map)),
+                })
+            }
+        }
+    }
+
+    /// Wraps an owned buffer without copying.
+    pub fn from_vec(v: Vec<u8>) -> Bytes {
+        Bytes {
+            inner: Arc::new(Inner::Owned(v.into_boxed_slice())),
+        }
+    }
+
+    /// Wraps static bytes (test fixtures, embedded samples).
+    pub fn from_static(s: &'static [u8]) -> Bytes {
+        Bytes {
+            inner: Arc::new(Inner::Static(s)),
+        }
+    }
+
+    /// True when the bytes come from a memory map.
+    pub fn is_mapped(&self) -> bool {
+        matches!(*self.inner, Inner::Mapped(_))
+    }
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &*self.inner {
+            Inner::Mapped(m) => m,
+            Inner::Owned(b) => b,
+            Inner::Static(s) => s,
+        }
+    }
+}
+
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bytes")
+            .field("len", &self.len())
+            .field("mapped", &self.is_mapped())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_map_and_read_agree() {
+        let dir = std::env::temp_dir().join(format!("ream-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.bin");
+        std::fs::write(&p, b"hello").unwrap();
+        let a = Bytes::open(&p, MapMode::Map).unwrap();
+        let b = Bytes::open(&p, MapMode::Read).unwrap();
+        assert_eq!(&*a, &*b);
+        assert!(a.is_mapped());
+        let e = dir.join("empty.bin");
+        std::fs::write(&e, b"").unwrap();
+        assert_eq!(Bytes::open(&e, MapMode::Map).unwrap().len(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

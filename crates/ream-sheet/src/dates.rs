@@ -1,0 +1,223 @@
+//! Excel serial dates (1900 and 1904 systems) and number-format detection.
+
+use crate::model::{DateKind, ExcelDateTime};
+
+/// Days from 0000-03-01 to 1970-01-01 in the proleptic Gregorian calendar
+/// algorithm below (Howard Hinnant's civil-from-days).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Converts a serial to seconds since 1970-01-01 (UTC, no leap seconds).
+///
+/// 1900 system: serial 1 is 1900-01-01; Excel's fictitious 1900-02-29
+/// (serial 60) is kept as a day of its own only in the sense that serials
+/// below 61 are shifted by one day so that 1900-03-01 (61) is right.
+/// Serial 60 (the phantom 1900-02-29) therefore maps to 1900-03-01.
+pub(crate) fn serial_to_unix(serial: f64, date_1904: bool) -> Option<f64> {
+    if !serial.is_finite() || !(0.0..2_958_466.0).contains(&serial) {
+        return None;
+    }
+    // Unix epoch (1970-01-01) expressed as a serial.
+    let epoch = if date_1904 {
+        24_107.0
+    } else if serial < 61.0 {
+        // Before the phantom leap day: serial 1 = 1900-01-01.
+        25_568.0
+    } else {
+        25_569.0
+    };
+    Some((serial - epoch) * 86_400.0)
+}
+
+/// Splits seconds into (days since epoch, seconds of day, milliseconds),
+/// rounding to the nearest millisecond.
+fn split(secs: f64) -> (i64, u32, u32) {
+    let ms = (secs * 1000.0).round() as i64;
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    (days, (rem / 1000) as u32, (rem % 1000) as u32)
+}
+
+fn push_time(out: &mut String, sod: u32, ms: u32) {
+    use std::fmt::Write;
+    let _ = write!(out, "{:02}:{:02}:{:02}", sod / 3600, sod / 60 % 60, sod % 60);
+    if ms != 0 {
+        let _ = write!(out, ".{ms:03}");
+    }
+}
+
+pub(crate) fn to_iso(d: &ExcelDateTime) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    match d.kind {
+        DateKind::Duration => {
+            let _ = write!(out, "{}", d.serial * 86_400.0);
+        }
+        DateKind::Time => {
+            let (_, sod, ms) = split(d.serial.fract().abs() * 86_400.0);
+            push_time(&mut out, sod, ms);
+        }
+        DateKind::DateTime => match serial_to_unix(d.serial, d.date_1904) {
+            None => {
+                let _ = write!(out, "{}", d.serial);
+            }
+            Some(secs) => {
+                let (days, sod, ms) = split(secs);
+                let (y, m, dd) = civil_from_days(days);
+                let _ = write!(out, "{y:04}-{m:02}-{dd:02}");
+                if sod != 0 || ms != 0 {
+                    out.push('T');
+                    push_time(&mut out, sod, ms);
+                }
+            }
+        },
+    }
+    out
+}
+
+/// Built-in number format ids that Excel shows as dates or times.
+pub(crate) fn builtin_date_kind(id: u32) -> Option<DateKind> {
+    match id {
+        14..=17 | 22 | 27..=36 | 50..=58 | 71..=76 | 78..=81 => Some(DateKind::DateTime),
+        18..=21 | 45 | 47 => Some(DateKind::Time),
+        46 => Some(DateKind::Duration),
+        _ => None,
+    }
+}
+
+/// Classifies a custom number format code: date/time tokens outside quotes,
+/// brackets and escapes make it a date; `[h]`, `[m]`, `[s]` make it a
+/// duration; only h/m/s tokens make it a time of day.
+pub(crate) fn format_date_kind(code: &str) -> Option<DateKind> {
+    // Only the first section (before ';') decides, like Excel's display of
+    // positive numbers.
+    let b = code.as_bytes();
+    let mut i = 0;
+    let mut has_date = false;
+    let mut has_time = false;
+    let mut has_elapsed = false;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b';' => break,
+            b'"' => {
+                i += 1;
+                while let Some(&q) = b.get(i) {
+                    if q == b'"' {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'\\' | b'_' | b'*' => i += 1,
+            b'[' => {
+                let start = i + 1;
+                while let Some(&q) = b.get(i) {
+                    if q == b']' {
+                        break;
+                    }
+                    i += 1;
+                }
+                let inner = b.get(start..i).unwrap_or_default();
+                if !inner.is_empty()
+                    && inner
+                        .iter()
+                        .all(|x| matches!(x.to_ascii_lowercase(), b'h' | b'm' | b's'))
+                {
+                    has_elapsed = true;
+                }
+            }
+            _ if b.get(i..i + 7).is_some_and(|w| w.eq_ignore_ascii_case(b"general")) => i += 6,
+            b'E' | b'e' if matches!(b.get(i + 1), Some(b'+' | b'-')) => return None,
+            _ => match c.to_ascii_lowercase() {
+                b'y' | b'd' | b'e' | b'g' => has_date = true,
+                b'h' | b's' => has_time = true,
+                b'm' => has_time = true,
+                b'a' => {
+                    // AM/PM or A/P
+                    let rest = b.get(i..).unwrap_or_default();
+                    if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case(b"am/pm") {
+                        has_time = true;
+                        i += 4;
+                    } else if rest.len() >= 3 && rest[..3].eq_ignore_ascii_case(b"a/p") {
+                        has_time = true;
+                        i += 2;
+                    }
+                }
+                b'0' | b'#' | b'?' => {
+                    // digit placeholders: a number format unless date parts
+                    // appear too (e.g. "ss.000" handled by has_time)
+                    if !has_date && !has_time && !has_elapsed {
+                        return None;
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    if has_elapsed {
+        Some(DateKind::Duration)
+    } else if has_date {
+        Some(DateKind::DateTime)
+    } else if has_time {
+        Some(DateKind::Time)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iso(serial: f64, kind: DateKind, date_1904: bool) -> String {
+        to_iso(&ExcelDateTime {
+            serial,
+            kind,
+            date_1904,
+        })
+    }
+
+    #[test]
+    fn serials_1900() {
+        assert_eq!(iso(1.0, DateKind::DateTime, false), "1900-01-01");
+        assert_eq!(iso(59.0, DateKind::DateTime, false), "1900-02-28");
+        // Excel's phantom 1900-02-29 has no real date; 61 is 1900-03-01.
+        assert_eq!(iso(61.0, DateKind::DateTime, false), "1900-03-01");
+        assert_eq!(iso(25_569.0, DateKind::DateTime, false), "1970-01-01");
+        assert_eq!(iso(45_292.5, DateKind::DateTime, false), "2024-01-01T12:00:00");
+        assert_eq!(iso(0.25, DateKind::Time, false), "06:00:00");
+    }
+
+    #[test]
+    fn serials_1904() {
+        assert_eq!(iso(0.0, DateKind::DateTime, true), "1904-01-01");
+        assert_eq!(iso(24_107.0, DateKind::DateTime, true), "1970-01-01");
+    }
+
+    #[test]
+    fn detects_formats() {
+        assert_eq!(format_date_kind("yyyy-mm-dd"), Some(DateKind::DateTime));
+        assert_eq!(format_date_kind("d/m/yy h:mm"), Some(DateKind::DateTime));
+        assert_eq!(format_date_kind("h:mm AM/PM"), Some(DateKind::Time));
+        assert_eq!(format_date_kind("[h]:mm:ss"), Some(DateKind::Duration));
+        assert_eq!(format_date_kind("0.00"), None);
+        assert_eq!(format_date_kind("#,##0"), None);
+        assert_eq!(format_date_kind("\"Day\" 0"), None);
+        assert_eq!(format_date_kind("[Red]0.00"), None);
+        assert_eq!(format_date_kind("[$-409]mmmm d, yyyy"), Some(DateKind::DateTime));
+        assert_eq!(format_date_kind("General"), None);
+        assert_eq!(builtin_date_kind(14), Some(DateKind::DateTime));
+        assert_eq!(builtin_date_kind(2), None);
+    }
+}

@@ -1,0 +1,33 @@
+//! Parallel XLSX/XLSM reader.
+//!
+//! [`Workbook::open`] reads a whole workbook in three phases:
+//!
+//! * **A** — map the file, read the ZIP central directory, parse the
+//!   workbook-level parts once (workbook, relationships, shared strings into
+//!   one arena, styles/number formats). They are shared read-only afterwards.
+//! * **B** — inflate and parse every worksheet on a pool of
+//!   `min(sheets, threads)` scoped threads taking jobs (largest first) from a
+//!   shared atomic counter; a plain serial loop for 0 or 1 job. The first
+//!   worker error is returned, naming the sheet part and cell. Workers share
+//!   nothing mutable and take no lock.
+//! * **C** — the small parts: comments, tables, merged ranges, hyperlinks,
+//!   hidden rows/columns, drawings (images, charts).
+//!
+//! The per-cell path allocates nothing: a purpose-built scanner
+//! ([`ream_xml`]) walks the XML and writes 16-byte cells and string bytes
+//! into vectors that grow geometrically.
+
+mod dates;
+mod error;
+mod model;
+mod open;
+mod options;
+mod refs;
+mod sst;
+mod store;
+mod workbook;
+
+pub use error::{Error, ErrorKind, Result};
+pub use model::*;
+pub use options::{Limits, MapMode, OpenOptions};
+pub use workbook::{Cells, Sheet, Workbook};

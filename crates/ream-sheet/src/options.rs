@@ -1,0 +1,97 @@
+//! Options and limits for opening a workbook.
+
+pub use ream_io::MapMode;
+
+/// Resource limits enforced while opening a workbook. Exceeding one gives an
+/// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded) error naming
+/// the limit, the part and the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Total bytes inflated from the ZIP, all parts together. Default 16 GiB.
+    pub max_inflated_bytes: u64,
+    /// Largest allowed inflated/compressed ratio of one entry (entries under
+    /// 1 MiB inflated are exempt). Default 1,000 (real XLSX parts rarely
+    /// exceed 100; zip bombs reach millions).
+    pub max_inflate_ratio: u64,
+    /// Non-empty cells stored per sheet. Default 400,000,000.
+    pub max_cells_per_sheet: u64,
+    /// Longest cell string in characters. Default 32,767 (Excel's own limit).
+    pub max_string_chars: usize,
+    /// Deepest XML element nesting. Default 256.
+    pub max_xml_depth: u32,
+    /// Most ZIP entries. Default 100,000.
+    pub max_zip_entries: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_inflated_bytes: 16 << 30,
+            max_inflate_ratio: 1_000,
+            max_cells_per_sheet: 400_000_000,
+            max_string_chars: 32_767,
+            max_xml_depth: 256,
+            max_zip_entries: 100_000,
+        }
+    }
+}
+
+/// How to open a workbook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Parse worksheets on a worker pool. Default `true`.
+    pub parallel: bool,
+    /// Worker threads; 0 (the default) means min(sheets, available cores).
+    pub threads: usize,
+    /// Resource limits (see [`Limits`] for defaults).
+    pub limits: Limits,
+    /// How files are read: memory-mapped (default) or read into memory.
+    pub map_mode: MapMode,
+}
+
+impl Default for OpenOptions {
+    fn default() -> OpenOptions {
+        OpenOptions {
+            parallel: true,
+            threads: 0,
+            limits: Limits::default(),
+            map_mode: MapMode::Map,
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Options with every default.
+    pub fn new() -> OpenOptions {
+        OpenOptions::default()
+    }
+    /// Sets [`parallel`](OpenOptions::parallel).
+    pub fn parallel(mut self, on: bool) -> OpenOptions {
+        self.parallel = on;
+        self
+    }
+    /// Sets [`threads`](OpenOptions::threads).
+    pub fn threads(mut self, n: usize) -> OpenOptions {
+        self.threads = n;
+        self
+    }
+    /// Sets [`limits`](OpenOptions::limits).
+    pub fn limits(mut self, limits: Limits) -> OpenOptions {
+        self.limits = limits;
+        self
+    }
+    /// Threads phase B will use for `jobs` worksheets.
+    pub fn effective_threads(&self, jobs: usize) -> usize {
+        if !self.parallel || jobs <= 1 {
+            return 1;
+        }
+        let want = if self.threads == 0 {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        } else {
+            self.threads
+        };
+        want.min(jobs).max(1)
+    }
+}

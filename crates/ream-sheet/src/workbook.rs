@@ -1,0 +1,207 @@
+//! The [`Workbook`] and [`Sheet`] types and the three-phase open.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::*;
+use crate::options::OpenOptions;
+use crate::store::{CellStore, RawCell};
+use ream_io::Bytes;
+use std::path::Path;
+
+/// One sheet of a workbook with all its cells and small parts.
+#[derive(Debug)]
+pub struct Sheet {
+    pub(crate) name: String,
+    pub(crate) index: usize,
+    pub(crate) kind: SheetKind,
+    pub(crate) visibility: Visibility,
+    pub(crate) part: String,
+    pub(crate) dimension: Option<CellRange>,
+    pub(crate) store: CellStore,
+    pub(crate) merged: Vec<CellRange>,
+    pub(crate) comments: Vec<Comment>,
+    pub(crate) tables: Vec<Table>,
+    pub(crate) hyperlinks: Vec<Hyperlink>,
+    pub(crate) hidden_rows: Vec<u32>,
+    pub(crate) hidden_cols: Vec<u32>,
+    pub(crate) drawings: Vec<Drawing>,
+}
+
+impl Sheet {
+    /// The sheet's name as shown on its tab.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// 0-based position in the workbook.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+    /// Worksheet, chartsheet, ...
+    pub fn kind(&self) -> SheetKind {
+        self.kind
+    }
+    /// Visible, hidden or very hidden.
+    pub fn visibility(&self) -> Visibility {
+        self.visibility
+    }
+    /// The ZIP part holding the sheet XML (e.g. `xl/worksheets/sheet1.xml`).
+    pub fn part(&self) -> &str {
+        &self.part
+    }
+    /// The `<dimension>` the file declares, if any (not trusted for storage).
+    pub fn declared_dimension(&self) -> Option<CellRange> {
+        self.dimension
+    }
+    /// Number of non-empty cells stored.
+    pub fn cell_count(&self) -> usize {
+        self.store.cells.len()
+    }
+    /// All non-empty cells in row-major order.
+    pub fn cells(&self) -> Cells<'_> {
+        Cells {
+            store: &self.store,
+            inner: self.store.cells.iter(),
+        }
+    }
+    /// The cell at 0-based (row, col), if non-empty.
+    pub fn get(&self, row: u32, col: u32) -> Option<Cell<'_>> {
+        self.store.get(row, col)
+    }
+    /// The smallest range covering every stored cell, `None` when empty.
+    pub fn bounds(&self) -> Option<CellRange> {
+        let first = self.store.cells.first()?;
+        let last = self.store.cells.last()?;
+        let (mut c0, mut c1) = (first.col, first.col);
+        for c in &self.store.cells {
+            c0 = c0.min(c.col);
+            c1 = c1.max(c.col);
+        }
+        Some(CellRange {
+            first_row: first.row,
+            first_col: u32::from(c0),
+            last_row: last.row,
+            last_col: u32::from(c1),
+        })
+    }
+    /// Merged cell ranges.
+    pub fn merged(&self) -> &[CellRange] {
+        &self.merged
+    }
+    /// Cell comments.
+    pub fn comments(&self) -> &[Comment] {
+        &self.comments
+    }
+    /// Tables (ListObjects) on this sheet.
+    pub fn tables(&self) -> &[Table] {
+        &self.tables
+    }
+    /// Hyperlinks on this sheet.
+    pub fn hyperlinks(&self) -> &[Hyperlink] {
+        &self.hyperlinks
+    }
+    /// 0-based indices of hidden rows, ascending.
+    pub fn hidden_rows(&self) -> &[u32] {
+        &self.hidden_rows
+    }
+    /// 0-based indices of hidden columns, ascending.
+    pub fn hidden_cols(&self) -> &[u32] {
+        &self.hidden_cols
+    }
+    /// Images and charts placed on this sheet.
+    pub fn drawings(&self) -> &[Drawing] {
+        &self.drawings
+    }
+    /// Heap bytes held by the cell storage of this sheet.
+    pub fn heap_bytes(&self) -> usize {
+        self.store.heap_bytes()
+    }
+}
+
+/// Iterator over a sheet's non-empty cells in row-major order.
+pub struct Cells<'a> {
+    store: &'a CellStore,
+    inner: std::slice::Iter<'a, RawCell>,
+}
+
+impl<'a> Iterator for Cells<'a> {
+    type Item = Cell<'a>;
+    fn next(&mut self) -> Option<Cell<'a>> {
+        self.inner.next().map(|c| self.store.view(c))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Cells<'_> {}
+
+/// An opened XLSX/XLSM workbook. `Send + Sync`; every accessor takes `&self`.
+#[derive(Debug)]
+pub struct Workbook {
+    pub(crate) sheets: Vec<Sheet>,
+    pub(crate) names: Vec<DefinedName>,
+    pub(crate) date_1904: bool,
+    pub(crate) stats: OpenStats,
+    pub(crate) shared_strings: usize,
+}
+
+impl Workbook {
+    /// Opens the workbook at `path` and parses every sheet (see the crate
+    /// docs for the three phases).
+    pub fn open(path: impl AsRef<Path>, opts: &OpenOptions) -> Result<Workbook> {
+        let path = path.as_ref();
+        let bytes = Bytes::open(path, opts.map_mode)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", path.display())))?;
+        Workbook::from_source(bytes, opts)
+    }
+    /// Opens a workbook held in memory.
+    pub fn from_bytes(data: Vec<u8>, opts: &OpenOptions) -> Result<Workbook> {
+        Workbook::from_source(Bytes::from_vec(data), opts)
+    }
+    /// Opens a workbook from a shared byte source (map or buffer).
+    pub fn from_source(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
+        crate::open::open(src, opts)
+    }
+    /// All sheets in workbook order.
+    pub fn sheets(&self) -> &[Sheet] {
+        &self.sheets
+    }
+    /// Sheet `index` (0-based).
+    pub fn sheet(&self, index: usize) -> Option<&Sheet> {
+        self.sheets.get(index)
+    }
+    /// The sheet called `name` (exact match first, then case-insensitive).
+    pub fn sheet_by_name(&self, name: &str) -> Option<&Sheet> {
+        self.sheets
+            .iter()
+            .find(|s| s.name == name)
+            .or_else(|| self.sheets.iter().find(|s| s.name.eq_ignore_ascii_case(name)))
+    }
+    /// Defined names, workbook- and sheet-scoped.
+    pub fn defined_names(&self) -> &[DefinedName] {
+        &self.names
+    }
+    /// True when dates use the 1904 system.
+    pub fn is_1904(&self) -> bool {
+        self.date_1904
+    }
+    /// Timings and counts from opening.
+    pub fn stats(&self) -> &OpenStats {
+        &self.stats
+    }
+    /// Number of entries in the shared-string table.
+    pub fn shared_string_count(&self) -> usize {
+        self.shared_strings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workbook_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Workbook>();
+        check::<Sheet>();
+    }
+}

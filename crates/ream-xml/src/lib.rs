@@ -1,0 +1,1 @@
+//! Allocation-free XML scanning primitives (in progress).
