@@ -18,13 +18,19 @@
 //! into vectors that grow geometrically.
 
 mod dates;
+mod escapes;
+mod formula;
 mod error;
 mod model;
 mod open;
 mod options;
+mod parts;
 mod refs;
+mod small_parts;
 mod sst;
 mod store;
+mod styles_view;
+mod worksheet;
 mod workbook;
 
 pub use error::{Error, ErrorKind, Result};

@@ -1,11 +1,399 @@
-//! The three-phase open (in progress).
+//! The three-phase open: A (container + workbook-level parts), B (worksheets
+//! on a pool), C (small parts).
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::{OpenStats, SheetKind};
 use crate::options::OpenOptions;
-use crate::workbook::Workbook;
+use crate::parts::rels::{Relationship, parse_rels, rels_part_for, type_is};
+use crate::parts::workbook_xml::parse_workbook;
+use crate::sst::{SharedStrings, parse_shared_strings};
+use crate::styles_view::XfDates;
+use crate::workbook::{Sheet, Workbook};
+use crate::worksheet::{ParsedSheet, SheetCtx, SheetParser};
 use ream_io::Bytes;
+use ream_zip::{Archive, Container, Entry};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Worksheet parts larger than this are inflated in blocks (streaming)
+/// instead of one shot, so memory stays bounded for giant sheets.
+const ONE_SHOT_MAX: u64 = 64 << 20;
+/// Block size of the streaming inflate.
+const STREAM_BLOCK: usize = 4 << 20;
+
+/// Everything phase A produces, shared read-only by the workers.
+pub(crate) struct Package {
+    pub archive: Archive,
+    pub sst: Arc<SharedStrings>,
+    pub styles: XfDates,
+    pub date_1904: bool,
+}
+
+/// A sheet as listed by the workbook, before parsing.
+pub(crate) struct SheetJob {
+    pub name: String,
+    pub kind: SheetKind,
+    pub visibility: crate::model::Visibility,
+    pub part: String,
+}
+
+/// Reads a small part fully (one-shot inflate), or `None` if it is absent.
+pub(crate) fn read_part(archive: &Archive, name: &str) -> Result<Option<Vec<u8>>> {
+    match archive.find(name) {
+        Some(e) => Ok(Some(archive.read(e).map_err(|e| Error::from(e).in_part(name))?)),
+        None => Ok(None),
+    }
+}
+
+/// Reads the relationships of `part` (empty when it has none).
+pub(crate) fn read_rels(archive: &Archive, part: &str) -> Result<Vec<Relationship>> {
+    let rels_name = rels_part_for(part);
+    match read_part(archive, &rels_name)? {
+        Some(xml) => parse_rels(&xml, &rels_name),
+        None => Ok(Vec::new()),
+    }
+}
+
+fn check_container(src: &[u8]) -> Result<()> {
+    match ream_zip::sniff(src) {
+        Container::EncryptedOoxml => Err(Error::new(
+            ErrorKind::Encrypted,
+            "the workbook is password-protected (an encrypted OOXML package in a CFB container)",
+        )),
+        Container::Cfb => Err(Error::new(
+            ErrorKind::Unsupported,
+            "this is an OLE2/CFB compound file (a legacy .xls workbook?), not an XLSX ZIP package",
+        )),
+        Container::Pdf => Err(Error::new(ErrorKind::Unsupported, "this is a PDF, not a workbook")),
+        _ if src.is_empty() => Err(Error::malformed("the file is empty (0 bytes)")),
+        _ => Ok(()),
+    }
+}
 
 pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
-    let _ = (src, opts);
-    Err(Error::new(ErrorKind::Unsupported, "not implemented yet"))
+    let t0 = Instant::now();
+    check_container(&src)?;
+    let limits = &opts.limits;
+    let zip_limits = ream_zip::Limits {
+        max_entries: limits.max_zip_entries,
+        max_total_inflated: limits.max_inflated_bytes,
+        max_ratio: limits.max_inflate_ratio,
+        ..ream_zip::Limits::default()
+    };
+    let archive = Archive::new(src, zip_limits)?;
+
+    // Phase A: workbook-level parts.
+    let root_rels = read_rels(&archive, "")?;
+    let wb_part = root_rels
+        .iter()
+        .find(|r| type_is(r, "officeDocument") && !r.external)
+        .map(|r| r.target.clone())
+        .unwrap_or_else(|| "xl/workbook.xml".to_string());
+    let wb_xml = match read_part(&archive, &wb_part)? {
+        Some(x) => x,
+        None if archive.find("content.xml").is_some() => {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "this is an OpenDocument (ODS) package; ODS support is not implemented yet",
+            ));
+        }
+        None => {
+            return Err(Error::malformed(format!(
+                "missing workbook part {wb_part}: not an XLSX package"
+            )));
+        }
+    };
+    let info = parse_workbook(&wb_xml, &wb_part, limits.max_xml_depth)?;
+    let wb_rels = read_rels(&archive, &wb_part)?;
+    let target_of = |pred: &dyn Fn(&Relationship) -> bool, fallback: &str| -> String {
+        wb_rels
+            .iter()
+            .find(|r| pred(r) && !r.external)
+            .map(|r| r.target.clone())
+            .unwrap_or_else(|| fallback.to_string())
+    };
+    let sst_part = target_of(&|r| type_is(r, "sharedStrings"), "xl/sharedStrings.xml");
+    let sst = match read_part(&archive, &sst_part)? {
+        Some(xml) => parse_shared_strings(&xml, &sst_part, limits)?,
+        None => SharedStrings::default(),
+    };
+    let styles_part = target_of(&|r| type_is(r, "styles"), "xl/styles.xml");
+    let styles = match read_part(&archive, &styles_part)? {
+        Some(xml) => XfDates(
+            crate::parts::styles::parse_styles(&xml, &styles_part, limits.max_xml_depth)?.xf_date_kind,
+        ),
+        None => XfDates::default(),
+    };
+    let mut jobs = Vec::with_capacity(info.sheets.len());
+    for s in &info.sheets {
+        let rel = wb_rels.iter().find(|r| r.id == s.rid);
+        let kind = match rel {
+            Some(r) if type_is(r, "chartsheet") => SheetKind::Chartsheet,
+            Some(r) if type_is(r, "dialogsheet") => SheetKind::DialogSheet,
+            Some(r) if type_is(r, "xlMacrosheet") || type_is(r, "macrosheet") => SheetKind::MacroSheet,
+            _ => SheetKind::Worksheet,
+        };
+        let part = match rel {
+            Some(r) if !r.external => r.target.clone(),
+            _ => {
+                return Err(Error::malformed(format!(
+                    "sheet '{}' has no relationship '{}' to a part",
+                    s.name, s.rid
+                ))
+                .in_part(wb_part.clone()));
+            }
+        };
+        jobs.push(SheetJob {
+            name: s.name.clone(),
+            kind,
+            visibility: s.visibility,
+            part,
+        });
+    }
+    let pkg = Package {
+        archive,
+        sst: Arc::new(sst),
+        styles,
+        date_1904: info.date_1904,
+    };
+    let phase_a_s = t0.elapsed().as_secs_f64();
+
+    // Phase B: worksheets on the pool.
+    let t1 = Instant::now();
+    let (parsed, threads, inflate_s, parse_s, inflated_bytes) = parse_sheets(&pkg, &jobs, opts)?;
+    let phase_b_s = t1.elapsed().as_secs_f64();
+
+    // Phase C: small parts.
+    let t2 = Instant::now();
+    let mut sheets = Vec::with_capacity(jobs.len());
+    let mut cells = 0u64;
+    for (index, (job, parsed)) in jobs.into_iter().zip(parsed).enumerate() {
+        let mut store = parsed.store;
+        store.sst = Arc::clone(&pkg.sst);
+        cells += store.cells.len() as u64;
+        let mut sheet = Sheet {
+            name: job.name,
+            index,
+            kind: job.kind,
+            visibility: job.visibility,
+            part: job.part,
+            dimension: parsed.dimension,
+            store,
+            merged: Vec::new(),
+            comments: Vec::new(),
+            tables: Vec::new(),
+            hyperlinks: Vec::new(),
+            hidden_rows: parsed.hidden_rows,
+            hidden_cols: Vec::new(),
+            drawings: Vec::new(),
+        };
+        if sheet.kind != SheetKind::Chartsheet {
+            crate::small_parts::attach(&pkg.archive, &mut sheet, &parsed.head, &parsed.tail, limits)?;
+        }
+        sheets.push(sheet);
+    }
+    let phase_c_s = t2.elapsed().as_secs_f64();
+    let stats = OpenStats {
+        phase_a_s,
+        phase_b_s,
+        phase_c_s,
+        inflate_s,
+        parse_s,
+        threads,
+        cells,
+        inflated_bytes,
+    };
+    Ok(Workbook {
+        sheets,
+        names: info.defined_names,
+        date_1904: pkg.date_1904,
+        stats,
+        shared_strings: pkg.sst.len(),
+    })
+}
+
+type Parsed = (Vec<ParsedSheet>, usize, f64, f64, u64);
+
+/// Per-worker output: (job index, result, inflate s, parse s, bytes).
+type WorkerOut = Vec<(usize, Result<ParsedSheet>, f64, f64, u64)>;
+
+fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<Parsed> {
+    // Largest parts first, so that a big sheet never starts last.
+    let mut order: Vec<(usize, u64)> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (i, pkg.archive.find(&j.part).map_or(0, |e| e.uncompressed_size)))
+        .collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let threads = opts.effective_threads(jobs.len());
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let worker = || -> WorkerOut {
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        while !failed.load(Ordering::Relaxed) {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(i, _)) = order.get(k) else { break };
+            let Some(job) = jobs.get(i) else { break };
+            let (res, inf, par, bytes) = parse_one(pkg, job, opts, &mut buf);
+            if res.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            out.push((i, res, inf, par, bytes));
+        }
+        out
+    };
+    let outs: Vec<WorkerOut> = if threads <= 1 {
+        vec![worker()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        vec![(
+                            usize::MAX,
+                            Err(Error::new(ErrorKind::Malformed, "a worker thread panicked")),
+                            0.0,
+                            0.0,
+                            0,
+                        )]
+                    })
+                })
+                .collect()
+        })
+    };
+    let mut slots: Vec<Option<ParsedSheet>> = (0..jobs.len()).map(|_| None).collect();
+    let mut first_err: Option<(usize, Error)> = None;
+    let (mut inflate_s, mut parse_s, mut bytes) = (0.0, 0.0, 0u64);
+    for (i, res, inf, par, b) in outs.into_iter().flatten() {
+        inflate_s += inf;
+        parse_s += par;
+        bytes += b;
+        match res {
+            Ok(p) => {
+                if let Some(slot) = slots.get_mut(i) {
+                    *slot = Some(p);
+                }
+            }
+            Err(e) => {
+                if first_err.as_ref().is_none_or(|(j, _)| i < *j) {
+                    first_err = Some((i, e));
+                }
+            }
+        }
+    }
+    if let Some((_, e)) = first_err {
+        return Err(e);
+    }
+    let mut parsed = Vec::with_capacity(jobs.len());
+    for slot in slots {
+        parsed.push(slot.ok_or_else(|| Error::malformed("a sheet was not parsed"))?);
+    }
+    Ok((parsed, threads, inflate_s, parse_s, bytes))
+}
+
+fn empty_parsed(date_1904: bool) -> ParsedSheet {
+    ParsedSheet {
+        store: crate::store::CellStore {
+            date_1904,
+            ..Default::default()
+        },
+        hidden_rows: Vec::new(),
+        dimension: None,
+        head: Vec::new(),
+        tail: Vec::new(),
+    }
+}
+
+/// Inflates and parses one sheet. Returns (result, inflate s, parse s, bytes).
+fn parse_one(
+    pkg: &Package,
+    job: &SheetJob,
+    opts: &OpenOptions,
+    buf: &mut Vec<u8>,
+) -> (Result<ParsedSheet>, f64, f64, u64) {
+    if job.kind == SheetKind::Chartsheet {
+        return (Ok(empty_parsed(pkg.date_1904)), 0.0, 0.0, 0);
+    }
+    let Some(entry) = pkg.archive.find(&job.part) else {
+        return (
+            Err(Error::malformed(format!(
+                "sheet '{}' refers to part {} which is missing from the package",
+                job.name, job.part
+            ))
+            .in_part(job.part.clone())),
+            0.0,
+            0.0,
+            0,
+        );
+    };
+    let ctx = SheetCtx {
+        part: &job.part,
+        sst_len: pkg.sst.len(),
+        styles: &pkg.styles,
+        limits: &opts.limits,
+        date_1904: pkg.date_1904,
+    };
+    let name = |e: Error| e.in_part(job.part.clone());
+    if entry.uncompressed_size <= ONE_SHOT_MAX {
+        let t = Instant::now();
+        if let Err(e) = pkg.archive.read_into(entry, buf) {
+            return (Err(name(e.into())), t.elapsed().as_secs_f64(), 0.0, 0);
+        }
+        let inf = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let res = SheetParser::new(ctx).parse_all(buf).map_err(name);
+        (res, inf, t.elapsed().as_secs_f64(), buf.len() as u64)
+    } else {
+        let (res, inf, par, bytes) = parse_streaming(pkg, entry, ctx);
+        (res.map_err(name), inf, par, bytes)
+    }
+}
+
+/// Streams a large sheet: inflate a block, parse complete rows, carry the
+/// rest. Memory: one block plus the carried partial row.
+fn parse_streaming(pkg: &Package, entry: &Entry, ctx: SheetCtx<'_>) -> (Result<ParsedSheet>, f64, f64, u64) {
+    use std::io::Read;
+    let (mut inf, mut par) = (0.0, 0.0);
+    let mut total = 0u64;
+    let mut reader = match pkg.archive.stream(entry) {
+        Ok(r) => r,
+        Err(e) => return (Err(e.into()), 0.0, 0.0, 0),
+    };
+    let mut parser = SheetParser::new(ctx);
+    let mut buf: Vec<u8> = Vec::with_capacity(STREAM_BLOCK * 2);
+    let mut filled = 0usize;
+    loop {
+        if buf.len() < filled + STREAM_BLOCK {
+            buf.resize(filled + STREAM_BLOCK, 0);
+        }
+        let t = Instant::now();
+        let n = match buf.get_mut(filled..).map(|b| reader.read(b)) {
+            Some(Ok(n)) => n,
+            Some(Err(e)) => return (Err(ream_zip::Error::from_io(e).into()), inf, par, total),
+            None => 0,
+        };
+        inf += t.elapsed().as_secs_f64();
+        filled += n;
+        total += n as u64;
+        let eof = n == 0;
+        let t = Instant::now();
+        let used = match parser.feed(buf.get(..filled).unwrap_or_default(), eof) {
+            Ok(u) => u,
+            Err(e) => return (Err(e), inf, par, total),
+        };
+        par += t.elapsed().as_secs_f64();
+        buf.copy_within(used..filled, 0);
+        filled -= used;
+        if eof {
+            break;
+        }
+    }
+    let t = Instant::now();
+    let res = parser.finish();
+    par += t.elapsed().as_secs_f64();
+    (res, inf, par, total)
 }

@@ -1,11 +1,11 @@
 //! ZIP archives read from one contiguous byte buffer (usually a memory map).
 //!
-//! API contract (implementation in progress):
 //! * [`Archive::new`] parses the end-of-central-directory record (Zip64
 //!   included) and the central directory, resolves each entry's data offset
-//!   from its local header, and validates: entry count and sizes within
-//!   [`Limits`], data ranges inside the file, no overlapping entries, no
-//!   duplicate names, encrypted entries -> `ErrorKind::Encrypted`.
+//!   from its local header, and validates: entry count within [`Limits`],
+//!   data ranges inside the file, no overlapping entries, no duplicate
+//!   names, encrypted entries -> `ErrorKind::Encrypted`. Ratio and budget
+//!   limits are checked per entry at read time.
 //! * [`Archive::read`] inflates one entry in one shot (libdeflate) into a
 //!   buffer of exactly the declared size, checks the CRC-32 and charges the
 //!   archive-wide inflated-bytes budget.
@@ -13,18 +13,35 @@
 //!   too big to hold at once; size and CRC are checked at the end.
 //! * [`sniff`] tells ZIP, CFB (OLE2; encrypted OOXML or legacy XLS), PDF.
 
+mod directory;
 mod error;
+mod inflate;
+mod sniff;
+
 pub use error::{Error, Result};
+pub use inflate::EntryReader;
 pub use ream_io::{Bytes, ErrorKind};
+pub use sniff::sniff;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Limits enforced by an [`Archive`].
+///
+/// `max_entries` is checked by [`Archive::new`]; the others when an entry is
+/// read ([`Archive::read_into`], [`Archive::stream`]) and before any buffer
+/// is allocated, so one bad entry does not stop the others from being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Most entries in the central directory. Default 100,000.
     pub max_entries: u64,
-    /// Total bytes inflated over the archive's lifetime. Default 16 GiB.
+    /// Total bytes inflated over the archive's lifetime, charged with each
+    /// entry's declared size when its read starts. Default 16 GiB.
     pub max_total_inflated: u64,
     /// Largest uncompressed/compressed ratio of one entry. Default 1,000.
+    /// (Independently of this, a deflate entry declaring more than 1,032
+    /// bytes per compressed byte is rejected as malformed.)
     pub max_ratio: u64,
     /// Entries whose uncompressed size is below this are exempt from the
     /// ratio check. Default 1 MiB.
@@ -66,12 +83,21 @@ pub struct Entry {
     pub crc32: u32,
     /// Declared compressed size.
     pub compressed_size: u64,
-    /// Declared uncompressed size.
+    /// Declared uncompressed size (authoritative: reads produce exactly
+    /// this many bytes or fail).
     pub uncompressed_size: u64,
     /// Offset of the local file header.
     pub header_offset: u64,
     /// Offset of the entry's data (after the local header).
     pub data_offset: u64,
+}
+
+impl Entry {
+    /// True for directory entries (names ending in `/`); they are kept in
+    /// the listing and normally hold no data.
+    pub fn is_dir(&self) -> bool {
+        self.name.ends_with('/')
+    }
 }
 
 /// What kind of container some bytes are.
@@ -89,71 +115,182 @@ pub enum Container {
     Unknown,
 }
 
-/// Guesses the container type from the leading bytes.
-pub fn sniff(data: &[u8]) -> Container {
-    let _ = data;
-    Container::Unknown
+/// CRC-32 (IEEE, as used by ZIP) of `data`.
+pub fn crc32(data: &[u8]) -> u32 {
+    crc32fast::hash(data)
+}
+
+/// Lookup form of a name: backslashes become `/`, leading `/` removed.
+fn normalize(name: &str) -> Cow<'_, str> {
+    if name.contains('\\') {
+        let s = name.replace('\\', "/");
+        Cow::Owned(s.trim_start_matches('/').to_string())
+    } else {
+        Cow::Borrowed(name.trim_start_matches('/'))
+    }
 }
 
 /// A parsed ZIP archive over shared bytes.
+///
+/// `Send + Sync`; every method takes `&self`, so entries can be read from
+/// many threads at once. The inflated-bytes budget is shared by all of them.
 #[derive(Debug)]
 pub struct Archive {
     data: Bytes,
     entries: Vec<Entry>,
     limits: Limits,
+    /// Normalised name -> index.
+    exact: HashMap<String, usize>,
+    /// ASCII-lowercased normalised name -> index of its first entry.
+    folded: HashMap<String, usize>,
+    /// Bytes charged against `limits.max_total_inflated` so far.
+    inflated: AtomicU64,
 }
 
 impl Archive {
     /// Parses the central directory of `data`.
+    ///
+    /// Finds the end-of-central-directory record within the last 65,557
+    /// bytes (Zip64 records included), reads every entry and its local
+    /// header, and fails with a [`Malformed`](ErrorKind::Malformed) error
+    /// on a missing or truncated directory, a local header or data range
+    /// out of bounds, overlapping entries or duplicate names (after
+    /// normalisation as in [`find`](Archive::find)); with
+    /// [`LimitExceeded`](ErrorKind::LimitExceeded) when the archive declares
+    /// more than `limits.max_entries` entries; with
+    /// [`Encrypted`](ErrorKind::Encrypted) when an entry is encrypted.
+    /// Entry sizes are taken from the central directory (data descriptors
+    /// are not read).
     pub fn new(data: Bytes, limits: Limits) -> Result<Archive> {
+        let dir = directory::locate(&data)?;
+        let entries = directory::read_entries(&data, &dir, &limits)?;
+        directory::check_overlaps(&entries)?;
+        let mut exact = HashMap::with_capacity(entries.len());
+        let mut folded = HashMap::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            let key = normalize(&e.name).into_owned();
+            folded.entry(key.to_ascii_lowercase()).or_insert(i);
+            if exact.insert(key, i).is_some() {
+                return Err(Error::new(
+                    ErrorKind::Malformed,
+                    format!("duplicate entry name {}", e.name),
+                )
+                .entry_name(e.name.clone())
+                .at(e.header_offset));
+            }
+        }
         Ok(Archive {
             data,
-            entries: Vec::new(),
+            entries,
             limits,
+            exact,
+            folded,
+            inflated: AtomicU64::new(0),
         })
     }
     /// All entries in central-directory order.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
     }
+    /// The limits this archive enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+    /// Bytes charged against [`Limits::max_total_inflated`] so far.
+    pub fn inflated(&self) -> u64 {
+        self.inflated.load(Ordering::Relaxed)
+    }
     /// Looks an entry up by name: exact match first, then ASCII
     /// case-insensitive; a leading `/` and backslashes are normalised.
+    /// Hash lookups, O(1).
     pub fn find(&self, name: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.name == name)
+        let key = normalize(name);
+        let i = match self.exact.get(key.as_ref()) {
+            Some(&i) => i,
+            None => *self.folded.get(&key.to_ascii_lowercase())?,
+        };
+        self.entries.get(i)
     }
-    /// The raw (compressed) bytes of an entry.
+    /// The raw (compressed) bytes of an entry: a slice of the input.
     pub fn raw_data(&self, e: &Entry) -> Result<&[u8]> {
-        let _ = (e, &self.data, &self.limits);
-        Err(Error::new(ErrorKind::Unsupported, "not implemented"))
+        let range = e
+            .data_offset
+            .checked_add(e.compressed_size)
+            .and_then(|end| Some(usize::try_from(e.data_offset).ok()?..usize::try_from(end).ok()?));
+        range.and_then(|r| self.data.get(r)).ok_or_else(|| {
+            Error::new(ErrorKind::Malformed, "entry data out of bounds")
+                .entry_name(e.name.clone())
+                .at(e.data_offset)
+        })
     }
     /// Inflates `e` in one shot into a new buffer of exactly its size.
+    /// See [`read_into`](Archive::read_into).
     pub fn read(&self, e: &Entry) -> Result<Vec<u8>> {
         let mut v = Vec::new();
         self.read_into(e, &mut v)?;
         Ok(v)
     }
     /// Inflates `e` in one shot, replacing the contents of `out`.
+    ///
+    /// Before allocating: checks the method (stored or deflate, else
+    /// [`Unsupported`](ErrorKind::Unsupported)), the ratio limit and the
+    /// archive-wide budget (charged with the declared size). Then inflates
+    /// with libdeflate into a buffer of exactly the declared size; a stream
+    /// producing more or fewer bytes, bad deflate data or a CRC-32 mismatch
+    /// is [`Malformed`](ErrorKind::Malformed) and leaves `out` empty.
     pub fn read_into(&self, e: &Entry, out: &mut Vec<u8>) -> Result<()> {
-        let _ = (e, out);
-        Err(Error::new(ErrorKind::Unsupported, "not implemented"))
+        let raw = self.prepare(e)?;
+        inflate::read_into(e, raw, out)
     }
-    /// A streaming reader over the inflated bytes of `e`.
+    /// A streaming reader over the inflated bytes of `e` (flate2/zlib-rs,
+    /// constant memory). Runs the same checks as
+    /// [`read_into`](Archive::read_into) up front (the budget is charged
+    /// with the declared size); size and CRC are verified at the end of
+    /// the stream.
     pub fn stream(&self, e: &Entry) -> Result<EntryReader<'_>> {
-        let _ = e;
-        Err(Error::new(ErrorKind::Unsupported, "not implemented"))
+        let raw = self.prepare(e)?;
+        Ok(EntryReader::new(e, raw))
+    }
+
+    /// Per-entry checks and budget charge shared by both read paths.
+    fn prepare(&self, e: &Entry) -> Result<&[u8]> {
+        let raw = self.raw_data(e)?;
+        inflate::check_entry(e, &self.limits)?;
+        let (n, max) = (e.uncompressed_size, self.limits.max_total_inflated);
+        let charged = self
+            .inflated
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |cur| {
+                cur.checked_add(n).filter(|&t| t <= max)
+            });
+        if let Err(cur) = charged {
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                format!(
+                    "inflated-bytes budget of {max} exceeded: {cur} already inflated, entry declares {n}"
+                ),
+            )
+            .entry_name(e.name.clone())
+            .at(e.data_offset));
+        }
+        Ok(raw)
     }
 }
 
-/// Streaming inflate of one entry; implements [`std::io::Read`]. Reports a
-/// size or CRC mismatch as an `InvalidData` I/O error at the end, wrapping
-/// an [`Error`] (recover it with [`Error::from_io`]).
-pub struct EntryReader<'a> {
-    _a: std::marker::PhantomData<&'a ()>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl std::io::Read for EntryReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let _ = buf;
-        Ok(0)
+    #[test]
+    fn normalize_names() {
+        assert_eq!(normalize("/xl/workbook.xml"), "xl/workbook.xml");
+        assert_eq!(normalize("xl\\worksheets\\sheet1.xml"), "xl/worksheets/sheet1.xml");
+        assert_eq!(normalize("\\a"), "a");
+        assert!(matches!(normalize("a/b"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn archive_is_send_sync() {
+        fn both<T: Send + Sync>() {}
+        both::<Archive>();
     }
 }

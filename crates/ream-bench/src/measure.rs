@@ -1,0 +1,204 @@
+//! The hidden `measure` subcommand: one engine, one file, one fresh process.
+//!
+//! The parent re-executes this binary for every measurement so that the peak
+//! RSS (`VmHWM`) and the allocation counters belong to exactly one open+read.
+//! The child prints a single JSON line on stdout:
+//! `{"ok":true,"wall_s":..,"cpu_s":..,"cells":..,"allocs":..,"allocs_le32":..,
+//! "allocs_per_cell":..,"peak_heap_bytes":..,"peak_rss_bytes":..,"threads_used":..}`
+//! or `{"ok":false,"error":".."}` (and exits 1) when the engine fails.
+
+use anyhow::{Context, Result, anyhow, bail};
+use calamine::{Reader, Xlsx, open_workbook};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The readers under comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// `ream::Workbook::open` (whole-workbook open, then iterate every cell).
+    Ream,
+    /// calamine's `Xlsx` reader: `worksheet_range` of every sheet, counting
+    /// non-empty cells; with N > 1 threads, one reader per thread.
+    Calamine,
+}
+
+impl Engine {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Ream => "ream",
+            Engine::Calamine => "calamine",
+        }
+    }
+}
+
+/// Threads to use for a request of `n` (0 = all cores).
+pub fn resolve_threads(n: usize) -> usize {
+    if n == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        n
+    }
+}
+
+/// What one engine run produced, before the process-level numbers are added.
+struct Outcome {
+    cells: u64,
+    /// Allocations attributed to the per-cell work (ream: the open only);
+    /// `None` means all allocations of the open+read.
+    allocs_for_cells: Option<u64>,
+    threads_used: usize,
+    extra: Value,
+}
+
+/// Runs one measurement and prints its JSON line. Returns the exit status.
+pub fn run(engine: Engine, threads: usize, file: &Path) -> i32 {
+    let line = match measure(engine, threads, file) {
+        Ok(v) => v,
+        Err(e) => json!({"ok": false, "error": format!("{e:#}")}),
+    };
+    println!("{line}");
+    i32::from(line.get("ok") != Some(&Value::Bool(true)))
+}
+
+fn measure(engine: Engine, threads: usize, file: &Path) -> Result<Value> {
+    if !file.is_file() {
+        bail!("no such file: {}", file.display());
+    }
+    ream_alloc::enable();
+    let sampler = ream_alloc::PeakSampler::start(Duration::from_millis(1));
+    let cpu0 = ream_alloc::cpu_time();
+    let before = ream_alloc::snapshot();
+    let t0 = Instant::now();
+    let out = match engine {
+        Engine::Ream => run_ream(threads, file, &before),
+        Engine::Calamine => run_calamine(threads, file),
+    };
+    let wall_s = t0.elapsed().as_secs_f64();
+    let delta = ream_alloc::snapshot().since(&before);
+    let cpu1 = ream_alloc::cpu_time();
+    let peak = sampler.stop_report();
+    ream_alloc::disable();
+    let out = out?;
+    let cpu_s = match (cpu0, cpu1) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
+        _ => None,
+    };
+    let peak_heap = peak
+        .peak_live_bytes
+        .saturating_sub(u64::try_from(peak.start_live_bytes).unwrap_or(0));
+    let per_cell = if out.cells > 0 {
+        Some(out.allocs_for_cells.unwrap_or(delta.allocs) as f64 / out.cells as f64)
+    } else {
+        None
+    };
+    Ok(json!({
+        "ok": true,
+        "engine": engine.as_str(),
+        "threads_requested": threads,
+        "threads_used": out.threads_used,
+        "wall_s": wall_s,
+        "cpu_s": cpu_s,
+        "cells": out.cells,
+        "allocs": delta.allocs,
+        "allocs_le32": delta.allocs_le32,
+        "bytes_allocated": delta.bytes_allocated,
+        "allocs_per_cell": per_cell,
+        "peak_heap_bytes": peak_heap,
+        "peak_rss_bytes": ream_alloc::peak_rss_bytes(),
+        "extra": out.extra,
+    }))
+}
+
+fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Result<Outcome> {
+    let opts = ream::OpenOptions::new().threads(threads).parallel(threads != 1);
+    let wb = ream::Workbook::open(file, &opts).map_err(|e| anyhow!("ream: {e}"))?;
+    let open_allocs = ream_alloc::snapshot().since(before).allocs;
+    // Read every cell so both engines do comparable work (calamine builds
+    // a dense range of typed values).
+    let mut cells = 0u64;
+    let mut checksum = 0u64;
+    for sheet in wb.sheets() {
+        for c in sheet.cells() {
+            cells += 1;
+            checksum = checksum.wrapping_add(u64::from(c.row) ^ u64::from(c.col));
+            if let ream::sheet::Value::String(s) = c.value {
+                checksum = checksum.wrapping_add(s.len() as u64);
+            }
+        }
+    }
+    let st = *wb.stats();
+    drop(wb);
+    Ok(Outcome {
+        cells,
+        allocs_for_cells: Some(open_allocs),
+        threads_used: st.threads,
+        extra: json!({
+            "phase_a_s": st.phase_a_s,
+            "phase_b_s": st.phase_b_s,
+            "phase_c_s": st.phase_c_s,
+            "stats_cells": st.cells,
+            "checksum": checksum,
+        }),
+    })
+}
+
+fn calamine_read(file: &Path, names: &[String]) -> Result<u64> {
+    let mut xl: Xlsx<_> = open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
+    let mut cells = 0u64;
+    for name in names {
+        let range = xl
+            .worksheet_range(name)
+            .with_context(|| format!("calamine: sheet {name:?}"))?;
+        cells += range.used_cells().count() as u64;
+    }
+    Ok(cells)
+}
+
+fn run_calamine(threads: usize, file: &Path) -> Result<Outcome> {
+    let n = resolve_threads(threads);
+    if n <= 1 {
+        let xl: Xlsx<_> =
+            open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
+        let names = xl.sheet_names();
+        drop(xl);
+        let cells = calamine_read(file, &names)?;
+        return Ok(Outcome {
+            cells,
+            allocs_for_cells: None,
+            threads_used: 1,
+            extra: json!({}),
+        });
+    }
+    // One reader per thread: sheet i goes to thread i % n.
+    let xl: Xlsx<_> = open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
+    let names = xl.sheet_names();
+    drop(xl);
+    let n = n.min(names.len()).max(1);
+    let mut shares: Vec<Vec<String>> = vec![Vec::new(); n];
+    for (i, name) in names.iter().enumerate() {
+        if let Some(share) = shares.get_mut(i % n) {
+            share.push(name.clone());
+        }
+    }
+    let cells = std::thread::scope(|s| -> Result<u64> {
+        let handles: Vec<_> = shares
+            .iter()
+            .map(|share| s.spawn(move || calamine_read(file, share)))
+            .collect();
+        let mut total = 0u64;
+        for h in handles {
+            total += h.join().map_err(|_| anyhow!("calamine worker panicked"))??;
+        }
+        Ok(total)
+    })?;
+    Ok(Outcome {
+        cells,
+        allocs_for_cells: None,
+        threads_used: n,
+        extra: json!({}),
+    })
+}

@@ -1,0 +1,335 @@
+//! Aggregating child measurements and printing them as Markdown or JSON.
+
+use crate::measure::Engine;
+use serde_json::{Value, json};
+
+/// One child's parsed JSON line.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// Wall seconds of open+read.
+    pub wall_s: f64,
+    /// Process CPU seconds over the same window.
+    pub cpu_s: Option<f64>,
+    /// Non-empty cells read.
+    pub cells: u64,
+    /// Allocations during open+read.
+    pub allocs: u64,
+    /// Of those, allocations of <= 32 bytes.
+    pub allocs_le32: u64,
+    /// Allocations per cell (ream: during open only).
+    pub allocs_per_cell: Option<f64>,
+    /// Sampled peak live heap growth.
+    pub peak_heap_bytes: u64,
+    /// Peak RSS of the child process.
+    pub peak_rss_bytes: Option<u64>,
+    /// Worker threads the engine actually used.
+    pub threads_used: u64,
+    /// Engine-specific extras (ream phase times).
+    pub extra: Value,
+}
+
+impl Sample {
+    /// Parses a child's `{"ok":true,..}` line.
+    pub fn from_json(v: &Value) -> Option<Sample> {
+        Some(Sample {
+            wall_s: v.get("wall_s")?.as_f64()?,
+            cpu_s: v.get("cpu_s").and_then(Value::as_f64),
+            cells: v.get("cells")?.as_u64()?,
+            allocs: v.get("allocs").and_then(Value::as_u64).unwrap_or(0),
+            allocs_le32: v.get("allocs_le32").and_then(Value::as_u64).unwrap_or(0),
+            allocs_per_cell: v.get("allocs_per_cell").and_then(Value::as_f64),
+            peak_heap_bytes: v.get("peak_heap_bytes").and_then(Value::as_u64).unwrap_or(0),
+            peak_rss_bytes: v.get("peak_rss_bytes").and_then(Value::as_u64),
+            threads_used: v.get("threads_used").and_then(Value::as_u64).unwrap_or(0),
+            extra: v.get("extra").cloned().unwrap_or(Value::Null),
+        })
+    }
+}
+
+/// The timed runs of one (dataset, engine, threads) measurement.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Dataset name.
+    pub dataset: String,
+    /// Engine.
+    pub engine: Engine,
+    /// Threads requested (0 = all).
+    pub threads: usize,
+    /// Threads `0` resolved to on this machine.
+    pub resolved_threads: usize,
+    /// Timed samples, or the error that stopped the measurement.
+    pub result: Result<Vec<Sample>, String>,
+    /// Cells the generator wrote.
+    pub expected_cells: u64,
+}
+
+/// Median of a non-empty slice (mean of the middle two for even lengths).
+pub fn median(xs: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    let hi = *v.get(n / 2)?;
+    if n % 2 == 1 {
+        Some(hi)
+    } else {
+        Some((hi + *v.get(n / 2 - 1)?) / 2.0)
+    }
+}
+
+impl Row {
+    /// Short label such as `ream 1t` or `calamine 8t`.
+    pub fn label(&self) -> String {
+        format!("{} {}t", self.engine.as_str(), self.resolved_threads)
+    }
+    /// The sample with the median wall time (lower middle for even counts).
+    fn median_sample(&self) -> Option<&Sample> {
+        let s = self.result.as_ref().ok()?;
+        let mut idx: Vec<usize> = (0..s.len()).collect();
+        idx.sort_by(|&a, &b| {
+            let wa = s.get(a).map_or(f64::INFINITY, |x| x.wall_s);
+            let wb = s.get(b).map_or(f64::INFINITY, |x| x.wall_s);
+            wa.total_cmp(&wb)
+        });
+        s.get(*idx.get(s.len().saturating_sub(1) / 2)?)
+    }
+    /// Median wall seconds of the timed runs.
+    pub fn median_wall(&self) -> Option<f64> {
+        let s = self.result.as_ref().ok()?;
+        median(&s.iter().map(|x| x.wall_s).collect::<Vec<_>>())
+    }
+    /// Cells read (from the median run).
+    pub fn cells(&self) -> Option<u64> {
+        self.median_sample().map(|s| s.cells)
+    }
+    fn max_rss(&self) -> Option<u64> {
+        let s = self.result.as_ref().ok()?;
+        s.iter().filter_map(|x| x.peak_rss_bytes).max()
+    }
+    fn max_heap(&self) -> Option<u64> {
+        let s = self.result.as_ref().ok()?;
+        s.iter().map(|x| x.peak_heap_bytes).max()
+    }
+    fn note(&self, rows: &[Row]) -> String {
+        let Some(cells) = self.cells() else {
+            return match &self.result {
+                Err(e) => format!("ERROR: {}", one_line(e, 90)),
+                Ok(_) => "no samples".to_owned(),
+            };
+        };
+        let mut notes = Vec::new();
+        if cells != self.expected_cells {
+            notes.push(format!("WARN cells {} != generated {}", cells, self.expected_cells));
+        }
+        let other: Vec<u64> = rows
+            .iter()
+            .filter(|r| r.dataset == self.dataset && r.engine != self.engine)
+            .filter_map(Row::cells)
+            .collect();
+        if let Some(o) = other.iter().find(|&&o| o != cells) {
+            notes.push(format!("WARN cells differ from other engine ({o})"));
+        }
+        notes.join("; ")
+    }
+    /// The row as JSON.
+    pub fn to_json(&self, rows: &[Row]) -> Value {
+        let m = self.median_sample();
+        json!({
+            "dataset": self.dataset,
+            "engine": self.engine.as_str(),
+            "threads": self.threads,
+            "resolved_threads": self.resolved_threads,
+            "threads_used": m.map(|s| s.threads_used),
+            "runs": self.result.as_ref().map(Vec::len).unwrap_or(0),
+            "median_wall_s": self.median_wall(),
+            "wall_s": self.result.as_ref().ok().map(|s| s.iter().map(|x| x.wall_s).collect::<Vec<_>>()),
+            "cpu_s": m.and_then(|s| s.cpu_s),
+            "cells": self.cells(),
+            "expected_cells": self.expected_cells,
+            "cells_per_s": self.cells_per_s(),
+            "allocs": m.map(|s| s.allocs),
+            "allocs_le32": m.map(|s| s.allocs_le32),
+            "allocs_per_cell": m.and_then(|s| s.allocs_per_cell),
+            "peak_heap_bytes": self.max_heap(),
+            "peak_rss_bytes": self.max_rss(),
+            "extra": m.map(|s| s.extra.clone()),
+            "error": self.result.as_ref().err(),
+            "note": self.note(rows),
+        })
+    }
+    fn cells_per_s(&self) -> Option<f64> {
+        let w = self.median_wall()?;
+        let c = self.cells()?;
+        (w > 0.0).then(|| c as f64 / w)
+    }
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let s = s.replace(['\n', '|'], " ");
+    if s.chars().count() > max {
+        let t: String = s.chars().take(max).collect();
+        format!("{t}…")
+    } else {
+        s
+    }
+}
+
+fn mib(b: u64) -> String {
+    format!("{:.1}", b as f64 / (1u64 << 20) as f64)
+}
+
+fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".to_owned())
+}
+
+/// Wall-time ratios for one dataset.
+#[derive(Debug, Clone, Default)]
+pub struct Ratios {
+    /// calamine 1 thread / ream 1 thread.
+    pub cal1_over_ream1: Option<f64>,
+    /// ream 1 thread / ream all threads.
+    pub ream1_over_reamn: Option<f64>,
+    /// calamine N threads / ream all threads.
+    pub caln_over_reamn: Option<f64>,
+}
+
+/// Computes the ratios of `dataset` from the rows.
+pub fn ratios(rows: &[Row], dataset: &str) -> Ratios {
+    let wall = |e: Engine, one: bool| {
+        rows.iter()
+            .find(|r| r.dataset == dataset && r.engine == e && (r.threads == 1) == one)
+            .and_then(Row::median_wall)
+    };
+    let div = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    };
+    Ratios {
+        cal1_over_ream1: div(wall(Engine::Calamine, true), wall(Engine::Ream, true)),
+        ream1_over_reamn: div(wall(Engine::Ream, true), wall(Engine::Ream, false)),
+        caln_over_reamn: div(wall(Engine::Calamine, false), wall(Engine::Ream, false)),
+    }
+}
+
+fn table(header: &[&str], right: &[bool], body: &[Vec<String>]) -> String {
+    let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in body {
+        for (i, c) in row.iter().enumerate() {
+            if let Some(x) = w.get_mut(i) {
+                *x = (*x).max(c.chars().count());
+            }
+        }
+    }
+    let fmt_row = |cells: Vec<String>| {
+        let mut s = String::from("|");
+        for (i, c) in cells.iter().enumerate() {
+            let width = w.get(i).copied().unwrap_or(0);
+            if right.get(i).copied().unwrap_or(false) {
+                s.push_str(&format!(" {c:>width$} |"));
+            } else {
+                s.push_str(&format!(" {c:<width$} |"));
+            }
+        }
+        s
+    };
+    let mut out = fmt_row(header.iter().map(|h| (*h).to_owned()).collect());
+    out.push('\n');
+    let mut sep = String::from("|");
+    for (i, width) in w.iter().enumerate() {
+        let dashes = "-".repeat(*width);
+        if right.get(i).copied().unwrap_or(false) {
+            sep.push_str(&format!(" {}: |", "-".repeat(width.saturating_sub(1))));
+        } else {
+            sep.push_str(&format!(" {dashes} |"));
+        }
+    }
+    out.push_str(&sep);
+    out.push('\n');
+    for row in body {
+        out.push_str(&fmt_row(row.clone()));
+        out.push('\n');
+    }
+    out
+}
+
+/// The Markdown report: one row per measurement, then the ratios.
+pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
+    let header = [
+        "dataset", "engine", "thr used", "median s", "Mcells/s", "cpu/wall", "allocs/cell",
+        "<=32B %", "peak heap MiB", "peak RSS MiB", "cells", "note",
+    ];
+    let right = [false, false, true, true, true, true, true, true, true, true, true, false];
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let m = r.median_sample();
+            let wall = r.median_wall();
+            vec![
+                r.dataset.clone(),
+                r.label(),
+                opt(m.map(|s| s.threads_used), |t| t.to_string()),
+                opt(wall, |w| format!("{w:.4}")),
+                opt(r.cells_per_s(), |c| format!("{:.2}", c / 1e6)),
+                opt(m.and_then(|s| Some(s.cpu_s? / s.wall_s)), |x| format!("{x:.2}")),
+                opt(m.and_then(|s| s.allocs_per_cell), |x| format!("{x:.2}")),
+                opt(
+                    m.and_then(|s| (s.allocs > 0).then(|| 100.0 * s.allocs_le32 as f64 / s.allocs as f64)),
+                    |x| format!("{x:.0}"),
+                ),
+                opt(r.max_heap(), mib),
+                opt(r.max_rss(), mib),
+                opt(r.cells(), |c| c.to_string()),
+                r.note(rows),
+            ]
+        })
+        .collect();
+    let mut out = table(&header, &right, &body);
+    out.push('\n');
+    let rh = ["dataset", "calamine 1t / ream 1t", "ream 1t / ream Nt", "calamine Nt / ream Nt"];
+    let rr = [false, true, true, true];
+    let rb: Vec<Vec<String>> = datasets
+        .iter()
+        .map(|d| {
+            let x = ratios(rows, d);
+            let f = |v: Option<f64>| opt(v, |v| format!("{v:.2}x"));
+            vec![d.clone(), f(x.cal1_over_ream1), f(x.ream1_over_reamn), f(x.caln_over_reamn)]
+        })
+        .collect();
+    out.push_str(&table(&rh, &rr, &rb));
+    out
+}
+
+/// The JSON report.
+pub fn to_json(rows: &[Row], datasets: &[String], meta: Value) -> Value {
+    let ratios: Vec<Value> = datasets
+        .iter()
+        .map(|d| {
+            let x = ratios(rows, d);
+            json!({
+                "dataset": d,
+                "calamine_1t_over_ream_1t": x.cal1_over_ream1,
+                "ream_1t_over_ream_nt": x.ream1_over_reamn,
+                "calamine_nt_over_ream_nt": x.caln_over_reamn,
+            })
+        })
+        .collect();
+    json!({
+        "meta": meta,
+        "rows": rows.iter().map(|r| r.to_json(rows)).collect::<Vec<_>>(),
+        "ratios": ratios,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_works() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+    }
+}

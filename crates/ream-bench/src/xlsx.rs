@@ -1,0 +1,164 @@
+//! The `xlsx` suite: ream vs calamine, 1 thread and all threads, each
+//! measurement in a fresh child process.
+
+use crate::datagen;
+use crate::measure::{Engine, resolve_threads};
+use crate::report::{self, Row, Sample};
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Settings of one suite run.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    /// Folder holding the datasets.
+    pub dir: PathBuf,
+    /// Dataset names.
+    pub datasets: Vec<String>,
+    /// Timed runs per measurement (after one warm-up).
+    pub runs: usize,
+    /// Dataset scale (selects `NAME-sF.xlsx` files below 1.0).
+    pub scale: f64,
+    /// Engines to run.
+    pub engines: Vec<Engine>,
+    /// Per-child time limit.
+    pub timeout: Duration,
+    /// Print JSON instead of Markdown.
+    pub json: bool,
+}
+
+/// Runs the suite and prints the report.
+pub fn run(s: &Suite) -> Result<()> {
+    let n = resolve_threads(0);
+    let mut rows = Vec::new();
+    for ds in &s.datasets {
+        let g = datagen::generate(&s.dir, ds, s.scale, false)?;
+        if g.written {
+            eprintln!("generated {} in {:.1} s", g.path.display(), g.secs);
+        }
+        for &engine in &s.engines {
+            for threads in [1usize, 0] {
+                eprint!("{ds:<10} {:<9} {:>2}t ", engine.as_str(), resolve_threads(threads));
+                let result = measure_series(engine, threads, &g.path, s.runs, s.timeout);
+                match &result {
+                    Ok(v) => eprintln!(
+                        "ok: {}",
+                        v.iter().map(|x| format!("{:.3}", x.wall_s)).collect::<Vec<_>>().join(" ")
+                    ),
+                    Err(e) => eprintln!("error: {e}"),
+                }
+                rows.push(Row {
+                    dataset: ds.clone(),
+                    engine,
+                    threads,
+                    resolved_threads: resolve_threads(threads),
+                    result,
+                    expected_cells: g.cells,
+                });
+            }
+        }
+    }
+    if s.json {
+        let meta = json!({
+            "command": command_line(),
+            "cores": n,
+            "runs": s.runs,
+            "scale": s.scale,
+        });
+        println!("{}", serde_json::to_string_pretty(&report::to_json(&rows, &s.datasets, meta))?);
+    } else {
+        println!(
+            "`{}` — {} cores, {} timed runs after 1 warm-up, median wall time; each run a fresh process\n",
+            command_line(),
+            n,
+            s.runs
+        );
+        print!("{}", report::markdown(&rows, &s.datasets));
+    }
+    Ok(())
+}
+
+/// `ream-bench ARGS..` as typed (program path shortened).
+fn command_line() -> String {
+    let mut parts = vec!["ream-bench".to_owned()];
+    parts.extend(std::env::args().skip(1));
+    parts.join(" ")
+}
+
+/// One warm-up, then `runs` timed child runs. The first failure stops the
+/// series and becomes the row's error.
+fn measure_series(
+    engine: Engine,
+    threads: usize,
+    file: &Path,
+    runs: usize,
+    timeout: Duration,
+) -> Result<Vec<Sample>, String> {
+    run_child(engine, threads, file, timeout).map_err(|e| format!("{e:#}"))?;
+    (0..runs.max(1))
+        .map(|_| run_child(engine, threads, file, timeout).map_err(|e| format!("{e:#}")))
+        .collect()
+}
+
+fn run_child(engine: Engine, threads: usize, file: &Path, timeout: Duration) -> Result<Sample> {
+    let exe = std::env::current_exe().context("locating own executable")?;
+    let mut child = Command::new(exe)
+        .arg("measure")
+        .args(["--engine", engine.as_str(), "--threads", &threads.to_string(), "--file"])
+        .arg(file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("spawning measure child")?;
+    let mut out_pipe = child.stdout.take().context("child stdout")?;
+    let mut err_pipe = child.stderr.take().context("child stderr")?;
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out_pipe.read_to_string(&mut s);
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err_pipe.read_to_string(&mut s);
+        s
+    });
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait()? {
+            break Some(st);
+        }
+        if t0.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let stdout = out_t.join().unwrap_or_default();
+    let stderr = err_t.join().unwrap_or_default();
+    let Some(status) = status else {
+        bail!("timed out after {:.0} s", timeout.as_secs_f64());
+    };
+    let line = stdout.lines().rev().find(|l| l.trim_start().starts_with('{'));
+    let parsed: Option<Value> = line.and_then(|l| serde_json::from_str(l).ok());
+    match parsed {
+        Some(v) if v.get("ok") == Some(&Value::Bool(true)) => {
+            Sample::from_json(&v).context("malformed measure line")
+        }
+        Some(v) => bail!(
+            "{}",
+            v.get("error").and_then(Value::as_str).unwrap_or("engine failed")
+        ),
+        None => {
+            let tail: String = {
+                let t: Vec<&str> = stderr.lines().rev().take(3).collect();
+                t.into_iter().rev().collect::<Vec<_>>().join(" / ")
+            };
+            bail!("child exited with {status}: {tail}")
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! Integration tests of the XLSX reader.
+
+mod fixtures;
+mod paths;
