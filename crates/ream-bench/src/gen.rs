@@ -231,7 +231,8 @@ fn write_row(
             let small = rng.below(1_000) as f64;
             ws.write_number(r, 0, int)?;
             ws.write_number(r, 1, float)?;
-            ws.write_string(r, 2, pick_from(rng, &p.short))?;
+            let c_text = pick_from(rng, &p.short);
+            ws.write_string(r, 2, c_text)?;
             ws.write_number_with_format(r, 3, date_serial(rng), &f.date)?;
             ws.write_boolean(r, 4, rng.chance(0.5))?;
             ws.write_number_with_format(r, 5, small, &f.money)?;
@@ -242,9 +243,8 @@ fn write_row(
             if layout == Layout::Mixed10 {
                 let dt = date_serial(rng) + (rng.below(86_400) as f64) / 86_400.0;
                 ws.write_number_with_format(r, 8, dt, &f.datetime)?;
-                let text = pick_from(rng, &p.short);
-                let label = Formula::new(format!("=UPPER(C{excel_row})"))
-                    .set_result(text.to_uppercase());
+                let label =
+                    Formula::new(format!("=UPPER(C{excel_row})")).set_result(c_text.to_uppercase());
                 ws.write_formula(r, 9, label)?;
             }
         }
@@ -270,7 +270,11 @@ fn write_row(
 /// `ream-bench gen`: writes the selected datasets and prints one line each.
 pub fn run(dir: &Path, only: Option<&str>, scale: f64, force: bool) -> Result<()> {
     let names: Vec<&str> = match only {
-        Some(list) => list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect(),
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect(),
         None => DATASETS.to_vec(),
     };
     for name in names {

@@ -23,7 +23,8 @@
 //!   calamine "parallel" (one reader per thread, sheets dealt round-robin).
 //!   Missing datasets are generated first. Each measurement is one warm-up
 //!   plus N timed runs, every run in a fresh child process (so peak RSS is
-//!   per run); the report gives the median wall time, cells/s, CPU/wall,
+//!   per run); runs are interleaved across engines so background load hits
+//!   them alike. The report gives the median wall time, cells/s, CPU/wall,
 //!   allocations per cell, sampled peak heap, peak RSS and the ratios
 //!   calamine 1t / ream 1t, ream 1t / ream Nt and calamine Nt / ream Nt, as a
 //!   Markdown table (paste it into BENCHMARKS.md) or JSON. Engine errors and
@@ -142,7 +143,10 @@ fn main() -> Result<()> {
             let datasets = split_list(&datasets);
             for d in &datasets {
                 if datagen::spec(d).is_none() {
-                    bail!("unknown dataset {d:?}; known: {}", datagen::DATASETS.join(", "));
+                    bail!(
+                        "unknown dataset {d:?}; known: {}",
+                        datagen::DATASETS.join(", ")
+                    );
                 }
             }
             let mut engs = Vec::new();

@@ -114,7 +114,9 @@ fn measure(engine: Engine, threads: usize, file: &Path) -> Result<Value> {
 }
 
 fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Result<Outcome> {
-    let opts = ream::OpenOptions::new().threads(threads).parallel(threads != 1);
+    let opts = ream::OpenOptions::new()
+        .threads(threads)
+        .parallel(threads != 1);
     let wb = ream::Workbook::open(file, &opts).map_err(|e| anyhow!("ream: {e}"))?;
     let open_allocs = ream_alloc::snapshot().since(before).allocs;
     // Read every cell so both engines do comparable work (calamine builds
@@ -147,7 +149,8 @@ fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Resul
 }
 
 fn calamine_read(file: &Path, names: &[String]) -> Result<u64> {
-    let mut xl: Xlsx<_> = open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
+    let mut xl: Xlsx<_> =
+        open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
     let mut cells = 0u64;
     for name in names {
         let range = xl
@@ -174,7 +177,8 @@ fn run_calamine(threads: usize, file: &Path) -> Result<Outcome> {
         });
     }
     // One reader per thread: sheet i goes to thread i % n.
-    let xl: Xlsx<_> = open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
+    let xl: Xlsx<_> =
+        open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
     let names = xl.sheet_names();
     drop(xl);
     let n = n.min(names.len()).max(1);
@@ -191,7 +195,9 @@ fn run_calamine(threads: usize, file: &Path) -> Result<Outcome> {
             .collect();
         let mut total = 0u64;
         for h in handles {
-            total += h.join().map_err(|_| anyhow!("calamine worker panicked"))??;
+            total += h
+                .join()
+                .map_err(|_| anyhow!("calamine worker panicked"))??;
         }
         Ok(total)
     })?;

@@ -38,7 +38,10 @@ impl Sample {
             allocs: v.get("allocs").and_then(Value::as_u64).unwrap_or(0),
             allocs_le32: v.get("allocs_le32").and_then(Value::as_u64).unwrap_or(0),
             allocs_per_cell: v.get("allocs_per_cell").and_then(Value::as_f64),
-            peak_heap_bytes: v.get("peak_heap_bytes").and_then(Value::as_u64).unwrap_or(0),
+            peak_heap_bytes: v
+                .get("peak_heap_bytes")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
             peak_rss_bytes: v.get("peak_rss_bytes").and_then(Value::as_u64),
             threads_used: v.get("threads_used").and_then(Value::as_u64).unwrap_or(0),
             extra: v.get("extra").cloned().unwrap_or(Value::Null),
@@ -121,7 +124,10 @@ impl Row {
         };
         let mut notes = Vec::new();
         if cells != self.expected_cells {
-            notes.push(format!("WARN cells {} != generated {}", cells, self.expected_cells));
+            notes.push(format!(
+                "WARN cells {} != generated {}",
+                cells, self.expected_cells
+            ));
         }
         let other: Vec<u64> = rows
             .iter()
@@ -257,10 +263,22 @@ fn table(header: &[&str], right: &[bool], body: &[Vec<String>]) -> String {
 /// The Markdown report: one row per measurement, then the ratios.
 pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
     let header = [
-        "dataset", "engine", "thr used", "median s", "Mcells/s", "cpu/wall", "allocs/cell",
-        "<=32B %", "peak heap MiB", "peak RSS MiB", "cells", "note",
+        "dataset",
+        "engine",
+        "thr used",
+        "median s",
+        "Mcells/s",
+        "cpu/wall",
+        "allocs/cell",
+        "<=32B %",
+        "peak heap MiB",
+        "peak RSS MiB",
+        "cells",
+        "note",
     ];
-    let right = [false, false, true, true, true, true, true, true, true, true, true, false];
+    let right = [
+        false, false, true, true, true, true, true, true, true, true, true, false,
+    ];
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -272,10 +290,20 @@ pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
                 opt(m.map(|s| s.threads_used), |t| t.to_string()),
                 opt(wall, |w| format!("{w:.4}")),
                 opt(r.cells_per_s(), |c| format!("{:.2}", c / 1e6)),
-                opt(m.and_then(|s| Some(s.cpu_s? / s.wall_s)), |x| format!("{x:.2}")),
-                opt(m.and_then(|s| s.allocs_per_cell), |x| format!("{x:.2}")),
+                opt(m.and_then(|s| Some(s.cpu_s? / s.wall_s)), |x| {
+                    format!("{x:.2}")
+                }),
+                opt(m.and_then(|s| s.allocs_per_cell), |x| {
+                    if x >= 1.0 {
+                        format!("{x:.2}")
+                    } else {
+                        format!("{x:.4}")
+                    }
+                }),
                 opt(
-                    m.and_then(|s| (s.allocs > 0).then(|| 100.0 * s.allocs_le32 as f64 / s.allocs as f64)),
+                    m.and_then(|s| {
+                        (s.allocs > 0).then(|| 100.0 * s.allocs_le32 as f64 / s.allocs as f64)
+                    }),
                     |x| format!("{x:.0}"),
                 ),
                 opt(r.max_heap(), mib),
@@ -287,14 +315,24 @@ pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
         .collect();
     let mut out = table(&header, &right, &body);
     out.push('\n');
-    let rh = ["dataset", "calamine 1t / ream 1t", "ream 1t / ream Nt", "calamine Nt / ream Nt"];
+    let rh = [
+        "dataset",
+        "calamine 1t / ream 1t",
+        "ream 1t / ream Nt",
+        "calamine Nt / ream Nt",
+    ];
     let rr = [false, true, true, true];
     let rb: Vec<Vec<String>> = datasets
         .iter()
         .map(|d| {
             let x = ratios(rows, d);
             let f = |v: Option<f64>| opt(v, |v| format!("{v:.2}x"));
-            vec![d.clone(), f(x.cal1_over_ream1), f(x.ream1_over_reamn), f(x.caln_over_reamn)]
+            vec![
+                d.clone(),
+                f(x.cal1_over_ream1),
+                f(x.ream1_over_reamn),
+                f(x.caln_over_reamn),
+            ]
         })
         .collect();
     out.push_str(&table(&rh, &rr, &rb));

@@ -39,26 +39,51 @@ pub fn run(s: &Suite) -> Result<()> {
         if g.written {
             eprintln!("generated {} in {:.1} s", g.path.display(), g.secs);
         }
+        // Configurations of this dataset; runs are interleaved (warm-ups
+        // first, then run k of every configuration) so background load on a
+        // shared machine hits all engines alike.
+        let first = rows.len();
         for &engine in &s.engines {
             for threads in [1usize, 0] {
-                eprint!("{ds:<10} {:<9} {:>2}t ", engine.as_str(), resolve_threads(threads));
-                let result = measure_series(engine, threads, &g.path, s.runs, s.timeout);
-                match &result {
-                    Ok(v) => eprintln!(
-                        "ok: {}",
-                        v.iter().map(|x| format!("{:.3}", x.wall_s)).collect::<Vec<_>>().join(" ")
-                    ),
-                    Err(e) => eprintln!("error: {e}"),
+                let warm = run_child(engine, threads, &g.path, s.timeout)
+                    .map(|_| Vec::new())
+                    .map_err(|e| format!("{e:#}"));
+                if let Err(e) = &warm {
+                    eprintln!(
+                        "{ds} {} {}t: {e}",
+                        engine.as_str(),
+                        resolve_threads(threads)
+                    );
                 }
                 rows.push(Row {
                     dataset: ds.clone(),
                     engine,
                     threads,
                     resolved_threads: resolve_threads(threads),
-                    result,
+                    result: warm,
                     expected_cells: g.cells,
                 });
             }
+        }
+        for k in 0..s.runs.max(1) {
+            eprint!("{ds:<10} run {}/{}:", k + 1, s.runs.max(1));
+            for row in rows.iter_mut().skip(first) {
+                let label = row.label();
+                let Ok(samples) = &mut row.result else {
+                    continue;
+                };
+                match run_child(row.engine, row.threads, &g.path, s.timeout) {
+                    Ok(x) => {
+                        eprint!(" {label} {:.3}s", x.wall_s);
+                        samples.push(x);
+                    }
+                    Err(e) => {
+                        eprint!(" {label} error");
+                        row.result = Err(format!("{e:#}"));
+                    }
+                }
+            }
+            eprintln!();
         }
     }
     if s.json {
@@ -68,7 +93,10 @@ pub fn run(s: &Suite) -> Result<()> {
             "runs": s.runs,
             "scale": s.scale,
         });
-        println!("{}", serde_json::to_string_pretty(&report::to_json(&rows, &s.datasets, meta))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report::to_json(&rows, &s.datasets, meta))?
+        );
     } else {
         println!(
             "`{}` — {} cores, {} timed runs after 1 warm-up, median wall time; each run a fresh process\n",
@@ -88,26 +116,17 @@ fn command_line() -> String {
     parts.join(" ")
 }
 
-/// One warm-up, then `runs` timed child runs. The first failure stops the
-/// series and becomes the row's error.
-fn measure_series(
-    engine: Engine,
-    threads: usize,
-    file: &Path,
-    runs: usize,
-    timeout: Duration,
-) -> Result<Vec<Sample>, String> {
-    run_child(engine, threads, file, timeout).map_err(|e| format!("{e:#}"))?;
-    (0..runs.max(1))
-        .map(|_| run_child(engine, threads, file, timeout).map_err(|e| format!("{e:#}")))
-        .collect()
-}
-
 fn run_child(engine: Engine, threads: usize, file: &Path, timeout: Duration) -> Result<Sample> {
     let exe = std::env::current_exe().context("locating own executable")?;
     let mut child = Command::new(exe)
         .arg("measure")
-        .args(["--engine", engine.as_str(), "--threads", &threads.to_string(), "--file"])
+        .args([
+            "--engine",
+            engine.as_str(),
+            "--threads",
+            &threads.to_string(),
+            "--file",
+        ])
         .arg(file)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -143,7 +162,10 @@ fn run_child(engine: Engine, threads: usize, file: &Path, timeout: Duration) -> 
     let Some(status) = status else {
         bail!("timed out after {:.0} s", timeout.as_secs_f64());
     };
-    let line = stdout.lines().rev().find(|l| l.trim_start().starts_with('{'));
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('{'));
     let parsed: Option<Value> = line.and_then(|l| serde_json::from_str(l).ok());
     match parsed {
         Some(v) if v.get("ok") == Some(&Value::Bool(true)) => {
@@ -151,7 +173,9 @@ fn run_child(engine: Engine, threads: usize, file: &Path, timeout: Duration) -> 
         }
         Some(v) => bail!(
             "{}",
-            v.get("error").and_then(Value::as_str).unwrap_or("engine failed")
+            v.get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("engine failed")
         ),
         None => {
             let tail: String = {

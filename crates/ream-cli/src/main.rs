@@ -1,1 +1,106 @@
-fn main() {}
+//! `ream`: read big spreadsheets fast from the command line.
+//!
+//! Commands: `sheets` (list sheets), `cat` (dump cells as CSV, TSV, JSON
+//! Lines), `stats` (timings and allocation counts), `demo` (generate sample
+//! files and run every engine on them).
+//!
+//! Data goes to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 error,
+//! 2 usage, 3 finished with warnings (not used yet), 4 encrypted input.
+
+mod cat;
+mod demo;
+mod input;
+mod json;
+mod meter;
+mod sheets;
+mod stats;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Counts allocations while `stats`, `--stats` or `demo` switch counting on;
+/// otherwise forwards to the system allocator at the cost of one branch.
+#[global_allocator]
+static ALLOC: ream_alloc::CountingAlloc = ream_alloc::CountingAlloc;
+
+/// Exit status: the input is encrypted.
+const EXIT_ENCRYPTED: u8 = 4;
+/// Exit status: bad usage (clap also exits 2 on its own errors).
+const EXIT_USAGE: u8 = 2;
+
+/// Read big spreadsheets fast.
+#[derive(Debug, Parser)]
+#[command(name = "ream", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the sheets of a workbook with their sizes and small parts.
+    Sheets(sheets::Args),
+    /// Print cells as CSV, TSV, JSON Lines rows or one JSON object per cell.
+    Cat(cat::Args),
+    /// Open a workbook and report timings, parallelism and allocations.
+    Stats(stats::Args),
+    /// Generate sample files and run every ream engine on them.
+    Demo(demo::Args),
+}
+
+/// A usage error found after parsing (unknown sheet, bad combination):
+/// reported like an error, exits 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Sheets(a) => sheets::run(&a),
+        Command::Cat(a) => cat::run(&a),
+        Command::Stats(a) => stats::run(&a),
+        Command::Demo(a) => demo::run(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ream: {e:#}");
+            ExitCode::from(exit_code(&e))
+        }
+    }
+}
+
+/// True when the reader of our output went away (`ream cat ... | head`).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Maps an error to the documented exit status.
+fn exit_code(e: &anyhow::Error) -> u8 {
+    use ream::sheet::ErrorKind;
+    for cause in e.chain() {
+        if cause.downcast_ref::<UsageError>().is_some() {
+            return EXIT_USAGE;
+        }
+        if let Some(se) = cause.downcast_ref::<ream::sheet::Error>() {
+            return match se.kind() {
+                ErrorKind::Encrypted => EXIT_ENCRYPTED,
+                ErrorKind::Usage => EXIT_USAGE,
+                _ => 1,
+            };
+        }
+    }
+    1
+}

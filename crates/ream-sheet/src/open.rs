@@ -7,7 +7,7 @@ use crate::options::OpenOptions;
 use crate::parts::rels::{Relationship, parse_rels, rels_part_for, type_is};
 use crate::parts::workbook_xml::parse_workbook;
 use crate::sst::{SharedStrings, parse_shared_strings};
-use crate::styles_view::XfDates;
+use crate::parts::styles::{Styles, parse_styles};
 use crate::workbook::{Sheet, Workbook};
 use crate::worksheet::{ParsedSheet, SheetCtx, SheetParser};
 use ream_io::Bytes;
@@ -26,7 +26,7 @@ const STREAM_BLOCK: usize = 4 << 20;
 pub(crate) struct Package {
     pub archive: Archive,
     pub sst: Arc<SharedStrings>,
-    pub styles: XfDates,
+    pub styles: Styles,
     pub date_1904: bool,
 }
 
@@ -120,10 +120,8 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
     };
     let styles_part = target_of(&|r| type_is(r, "styles"), "xl/styles.xml");
     let styles = match read_part(&archive, &styles_part)? {
-        Some(xml) => XfDates(
-            crate::parts::styles::parse_styles(&xml, &styles_part, limits.max_xml_depth)?.xf_date_kind,
-        ),
-        None => XfDates::default(),
+        Some(xml) => parse_styles(&xml, &styles_part, limits.max_xml_depth)?,
+        None => Styles::default(),
     };
     let mut jobs = Vec::with_capacity(info.sheets.len());
     for s in &info.sheets {
@@ -167,6 +165,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
     // Phase C: small parts.
     let t2 = Instant::now();
     let mut sheets = Vec::with_capacity(jobs.len());
+    let mut phase_c = crate::small_parts::PhaseC::default();
     let mut cells = 0u64;
     for (index, (job, parsed)) in jobs.into_iter().zip(parsed).enumerate() {
         let mut store = parsed.store;
@@ -189,7 +188,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
             drawings: Vec::new(),
         };
         if sheet.kind != SheetKind::Chartsheet {
-            crate::small_parts::attach(&pkg.archive, &mut sheet, &parsed.head, &parsed.tail, limits)?;
+            phase_c.attach(&pkg.archive, &mut sheet, &parsed.head, &parsed.tail, limits);
         }
         sheets.push(sheet);
     }
@@ -210,6 +209,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         date_1904: pkg.date_1904,
         stats,
         shared_strings: pkg.sst.len(),
+        warnings: phase_c.warnings,
     })
 }
 
@@ -331,7 +331,6 @@ fn parse_one(
         );
     };
     let ctx = SheetCtx {
-        part: &job.part,
         sst_len: pkg.sst.len(),
         styles: &pkg.styles,
         limits: &opts.limits,

@@ -49,29 +49,6 @@ pub(crate) fn parse_a1(s: &[u8]) -> Option<(u32, u32)> {
     Some((row - 1, col - 1))
 }
 
-/// Parses only the column letters of a reference such as `C7` or `C`,
-/// returning the 0-based column and the number of bytes consumed.
-pub(crate) fn parse_col_prefix(s: &[u8]) -> Option<(u32, usize)> {
-    let mut col: u32 = 0;
-    let mut i = 0;
-    while let Some(&b) = s.get(i) {
-        let up = b.to_ascii_uppercase();
-        if !up.is_ascii_uppercase() {
-            break;
-        }
-        col = col.checked_mul(26)?.checked_add(u32::from(up - b'A') + 1)?;
-        if col > MAX_COL + 1 {
-            return None;
-        }
-        i += 1;
-    }
-    if i == 0 {
-        None
-    } else {
-        Some((col - 1, i))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

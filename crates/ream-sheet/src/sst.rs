@@ -2,7 +2,7 @@
 
 /// The workbook's shared-string table, read-only after phase A.
 #[derive(Debug, Default)]
-pub struct SharedStrings {
+pub(crate) struct SharedStrings {
     pub(crate) arena: String,
     /// `ends[i]` is the end offset of string i in `arena`; string i starts at
     /// `ends[i - 1]` (or 0).
@@ -11,15 +11,11 @@ pub struct SharedStrings {
 
 impl SharedStrings {
     /// Number of strings.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
-    /// True when there are no strings.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
     /// String `i`, if it exists.
-    pub fn get(&self, i: usize) -> Option<&str> {
+    pub(crate) fn get(&self, i: usize) -> Option<&str> {
         let end = *self.ends.get(i)? as usize;
         let start = match i.checked_sub(1) {
             Some(p) => *self.ends.get(p)? as usize,

@@ -1,6 +1,7 @@
 //! How the worksheet scanner asks the styles which cells are dates.
 
 use crate::model::DateKind;
+use crate::parts::styles::Styles;
 
 /// Maps a cell's style index (`s` attribute) to a date kind, if its number
 /// format is a date, time or duration format.
@@ -8,22 +9,9 @@ pub(crate) trait StyleView: Sync {
     fn date_kind(&self, style: u32) -> Option<DateKind>;
 }
 
-/// A workbook without styles: nothing is a date.
-pub(crate) struct NoStyles;
-
-impl StyleView for NoStyles {
-    fn date_kind(&self, _style: u32) -> Option<DateKind> {
-        None
-    }
-}
-
-/// Date kinds per cellXfs index, as resolved from styles.xml.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct XfDates(pub Vec<Option<DateKind>>);
-
-impl StyleView for XfDates {
+impl StyleView for Styles {
     #[inline]
     fn date_kind(&self, style: u32) -> Option<DateKind> {
-        self.0.get(style as usize).copied().flatten()
+        self.xf_date_kind.get(style as usize).copied().flatten()
     }
 }

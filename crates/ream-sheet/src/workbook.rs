@@ -142,6 +142,7 @@ pub struct Workbook {
     pub(crate) date_1904: bool,
     pub(crate) stats: OpenStats,
     pub(crate) shared_strings: usize,
+    pub(crate) warnings: Vec<Error>,
 }
 
 impl Workbook {
@@ -187,6 +188,12 @@ impl Workbook {
     /// Timings and counts from opening.
     pub fn stats(&self) -> &OpenStats {
         &self.stats
+    }
+    /// Problems that did not stop the open: a broken small part (comments,
+    /// table, drawing, relationships of a sheet) is skipped and reported
+    /// here, so the cells already read are never lost.
+    pub fn warnings(&self) -> &[Error] {
+        &self.warnings
     }
     /// Number of entries in the shared-string table.
     pub fn shared_string_count(&self) -> usize {

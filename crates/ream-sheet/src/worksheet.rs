@@ -36,7 +36,6 @@ struct SharedMaster {
 /// Everything a worksheet parser reads but does not own.
 #[derive(Clone, Copy)]
 pub(crate) struct SheetCtx<'a> {
-    pub part: &'a str,
     pub sst_len: usize,
     pub styles: &'a dyn StyleView,
     pub limits: &'a Limits,
@@ -244,6 +243,19 @@ impl<'a> SheetParser<'a> {
         let slice = buf.get(..limit).unwrap_or_default();
         let mut pos = 0;
         loop {
+            // Fast path: an unprefixed `<c ...>` is parsed without the
+            // generic tag walker (most of the bytes of a sheet).
+            if let Some(lt) = find_lt(slice, pos) {
+                if slice.get(lt + 1) == Some(&b'c')
+                    && matches!(slice.get(lt + 2), Some(b' ' | b'>' | b'/'))
+                {
+                    if let Some(head) = parse_cell_start(slice, lt) {
+                        pos = self.cell_body(slice, head)?;
+                        continue;
+                    }
+                }
+                pos = lt;
+            }
             let tag = match next_tag(slice, pos) {
                 Ok(Some(t)) => t,
                 Ok(None) => return Ok(limit),
@@ -301,37 +313,95 @@ impl<'a> SheetParser<'a> {
     /// Parses one `<c>` element whose start tag is `tag`; returns the offset
     /// past its end.
     fn cell(&mut self, buf: &[u8], tag: &Tag<'_>) -> Result<usize> {
-        let mut row = self.row;
-        let mut col = self.next_col;
-        let mut t: &[u8] = b"n";
-        let mut style: u32 = 0;
+        let mut head = CellHead {
+            start: tag.start,
+            end: tag.end,
+            empty: tag.kind == TagKind::Empty,
+            r: None,
+            t: b"n",
+            style: 0,
+        };
         for (name, value) in tag.attributes() {
             match name {
-                b"r" => {
-                    let (r, c) = parse_a1(value).ok_or_else(|| {
-                        Error::malformed(format!(
-                            "bad cell reference '{}'",
-                            String::from_utf8_lossy(value)
-                        ))
-                        .at_offset(self.base + tag.start as u64)
-                        .at_cell(self.row, self.next_col)
-                    })?;
-                    row = r;
-                    col = c;
-                }
-                b"t" => t = value,
-                b"s" => style = parse_u32(value).unwrap_or(0),
+                b"r" => head.r = Some(value),
+                b"t" => head.t = value,
+                b"s" => head.style = parse_u32(value).unwrap_or(0),
                 _ => {}
             }
+        }
+        self.cell_body(buf, head)
+    }
+
+    /// Parses a cell whose start tag is described by `head`; returns the
+    /// offset past the cell.
+    fn cell_body(&mut self, buf: &[u8], head: CellHead<'_>) -> Result<usize> {
+        let mut row = self.row;
+        let mut col = self.next_col;
+        let t = head.t;
+        let style = head.style;
+        if let Some(value) = head.r {
+            let (r, c) = parse_a1(value).ok_or_else(|| {
+                Error::malformed(format!(
+                    "bad cell reference '{}'",
+                    String::from_utf8_lossy(value)
+                ))
+                .at_offset(self.base + head.start as u64)
+                .at_cell(self.row, self.next_col)
+            })?;
+            row = r;
+            col = c;
         }
         self.next_col = col.saturating_add(1);
         if row != self.row {
             self.row = row;
             self.next_row = row.saturating_add(1);
         }
-        if tag.kind == TagKind::Empty {
-            return Ok(tag.end);
+        if head.empty {
+            return Ok(head.end);
         }
+        // Fast path: `[<f>formula</f>]<v>text</v></c>`.
+        let mut vtag = head.end;
+        let mut fast_formula: Option<(usize, usize)> = None;
+        if buf.get(vtag..vtag + 3) == Some(b"<f>") {
+            if let Some(fend) = find_lt(buf, vtag + 3) {
+                if buf.get(fend..fend + 4) == Some(b"</f>") {
+                    fast_formula = Some((vtag + 3, fend));
+                    vtag = fend + 4;
+                }
+            }
+        }
+        if let Some(rest) = buf.get(vtag..) {
+            if rest.starts_with(b"<v>") {
+                let vstart = vtag + 3;
+                if let Some(vend) = find_lt(buf, vstart) {
+                    if buf.get(vend..vend + 8) == Some(b"</v></c>") {
+                        let raw = buf.get(vstart..vend);
+                        let at = self.base + head.start as u64;
+                        let decoded = self
+                            .decode_value(t, raw, None, style)
+                            .map_err(|e| e.at_cell(row, col).at_offset(at))?;
+                        if let Some((tag_code, mut aux, bits)) = decoded {
+                            if let Some((fs, fe)) = fast_formula {
+                                let text = buf.get(fs..fe).unwrap_or_default();
+                                if self
+                                    .plain_formula(text, row, col)
+                                    .map_err(|e| e.at_cell(row, col).at_offset(at))?
+                                {
+                                    aux |= AUX_FORMULA;
+                                }
+                            }
+                            self.push_cell(row, col, tag_code, aux, bits)
+                                .map_err(|e| e.at_cell(row, col).at_offset(at))?;
+                        }
+                        return Ok(vend + 8);
+                    }
+                }
+            }
+        }
+        let tag = CellTagPos {
+            start: head.start,
+            end: head.end,
+        };
         let at = self.base + tag.start as u64;
         let here = move |e: Error| e.at_cell(row, col).at_offset(at);
         // Children: <v>, <f>, <is>; anything else is skipped.
@@ -380,20 +450,27 @@ impl<'a> SheetParser<'a> {
             }
             return Ok(pos);
         };
+        self.push_cell(row, col, tag_code, aux | if has_formula { AUX_FORMULA } else { 0 }, bits)
+            .map_err(here)?;
+        Ok(pos)
+    }
+
+    #[inline]
+    fn push_cell(&mut self, row: u32, col: u32, tag: u8, aux: u8, bits: u64) -> Result<()> {
         if self.store.cells.len() as u64 >= self.ctx.limits.max_cells_per_sheet {
-            return Err(here(Error::limit(format!(
+            return Err(Error::limit(format!(
                 "more than {} cells in one sheet",
                 self.ctx.limits.max_cells_per_sheet
-            ))));
+            )));
         }
         self.store.cells.push(RawCell {
             row,
             col: col as u16,
-            tag: tag_code,
-            aux: aux | if has_formula { AUX_FORMULA } else { 0 },
+            tag,
+            aux,
             bits,
         });
-        Ok(pos)
+        Ok(())
     }
 
     /// Turns a cell's type attribute and raw value into (tag, aux, bits);
@@ -478,6 +555,24 @@ impl<'a> SheetParser<'a> {
                 }
             }
         }))
+    }
+
+    /// Records a plain (not shared) formula's raw text for (row, col).
+    fn plain_formula(&mut self, text: &[u8], row: u32, col: u32) -> Result<bool> {
+        if text.is_empty() {
+            return Ok(false);
+        }
+        let off = self.store.arena.len();
+        ream_xml::unescape_into(text, &mut self.store.arena).map_err(|e| xml_err(e, self.base))?;
+        self.check_text(off)?;
+        let len = self.store.arena.len() - off;
+        self.store.formulas.push(FormulaRec {
+            row,
+            col,
+            off: off as u32,
+            len: len as u32,
+        });
+        Ok(true)
     }
 
     /// Records the formula of the cell at (row, col). Returns whether the
@@ -719,4 +814,98 @@ pub(crate) fn parse_number(b: &[u8]) -> Option<f64> {
     }
     let v: f64 = fast_float2::parse(b).ok()?;
     Some(v)
+}
+
+/// Where a cell's start tag lies.
+struct CellTagPos {
+    start: usize,
+    end: usize,
+}
+
+/// The attributes of a `<c>` start tag that matter.
+struct CellHead<'a> {
+    start: usize,
+    end: usize,
+    empty: bool,
+    r: Option<&'a [u8]>,
+    t: &'a [u8],
+    style: u32,
+}
+
+/// Finds the next `<` at or after `from`. Values and gaps between tags
+/// are short in worksheet XML, so a plain loop over the first bytes beats a
+/// `memchr` call (whose setup dominates for spans under ~16 bytes); longer
+/// spans fall back to `memchr`.
+#[inline]
+fn find_lt(buf: &[u8], from: usize) -> Option<usize> {
+    let rest = buf.get(from..)?;
+    for (i, &b) in rest.iter().take(16).enumerate() {
+        if b == b'<' {
+            return Some(from + i);
+        }
+    }
+    memchr::memchr(b'<', rest.get(16..)?).map(|i| from + 16 + i)
+}
+
+/// Parses an unprefixed `<c ...>` start tag at `lt` with a byte loop.
+/// Returns `None` for anything unusual (the generic walker takes over).
+#[inline]
+fn parse_cell_start(buf: &[u8], lt: usize) -> Option<CellHead<'_>> {
+    let mut i = lt + 2;
+    let mut head = CellHead {
+        start: lt,
+        end: 0,
+        empty: false,
+        r: None,
+        t: b"n",
+        style: 0,
+    };
+    loop {
+        let mut b = *buf.get(i)?;
+        while b == b' ' {
+            i += 1;
+            b = *buf.get(i)?;
+        }
+        match b {
+            b'>' => {
+                head.end = i + 1;
+                return Some(head);
+            }
+            b'/' => {
+                if buf.get(i + 1) != Some(&b'>') {
+                    return None;
+                }
+                head.end = i + 2;
+                head.empty = true;
+                return Some(head);
+            }
+            _ => {}
+        }
+        let name_start = i;
+        while *buf.get(i)? != b'=' {
+            i += 1;
+            if i - name_start > 32 {
+                return None;
+            }
+        }
+        let name = buf.get(name_start..i)?;
+        let q = *buf.get(i + 1)?;
+        if q != b'"' && q != b'\'' {
+            return None;
+        }
+        let vstart = i + 2;
+        let mut j = vstart;
+        while *buf.get(j)? != q {
+            j += 1;
+        }
+        let value = buf.get(vstart..j)?;
+        match name {
+            b"r" => head.r = Some(value),
+            b"t" => head.t = value,
+            b"s" => head.style = parse_u32(value).unwrap_or(0),
+            _ if name.contains(&b':') || name.contains(&b' ') => return None,
+            _ => {}
+        }
+        i = j + 1;
+    }
 }

@@ -86,9 +86,8 @@ fn find_eocd(data: &[u8]) -> Option<usize> {
 
 /// Locates the central directory from the (Zip64) end records.
 pub(crate) fn locate(data: &[u8]) -> Result<Directory> {
-    let eocd = find_eocd(data).ok_or_else(|| {
-        malformed("not a ZIP archive: no end-of-central-directory record").at(0)
-    })?;
+    let eocd = find_eocd(data)
+        .ok_or_else(|| malformed("not a ZIP archive: no end-of-central-directory record").at(0))?;
     let eocd_off = eocd as u64;
     let field16 = |rel: usize| eocd.checked_add(rel).and_then(|o| u16_at(data, o));
     let field32 = |rel: usize| eocd.checked_add(rel).and_then(|o| u32_at(data, o));
@@ -108,20 +107,13 @@ pub(crate) fn locate(data: &[u8]) -> Result<Directory> {
         || n_total == 0xFFFF
         || size == 0xFFFF_FFFF
         || offset == 0xFFFF_FFFF;
-    let zip64 = match zip64_directory(data, eocd) {
-        Ok(found) => found,
+    // A broken Zip64 record is fatal only when the classic fields defer to
+    // it; with no locator at all the classic values are used as they are
+    // (an archive of exactly 65,535 entries, say) and validated below.
+    let dir = match zip64_directory(data, eocd) {
+        Ok(Some(d)) => d,
         Err(e) if saturated => return Err(e),
-        Err(_) => None,
-    };
-    let dir = match zip64 {
-        Some(d) => d,
-        None if saturated => {
-            return Err(
-                malformed("Zip64 fields without a Zip64 end-of-central-directory locator")
-                    .at(eocd_off),
-            );
-        }
-        None => {
+        _ => {
             if disk != 0 || cd_disk != 0 || n_disk != n_total {
                 return Err(Error::new(
                     ErrorKind::Unsupported,
@@ -319,7 +311,9 @@ fn central_entry(cd: &[u8], pos: usize, cd_off: u64) -> Result<(Entry, usize)> {
     };
     zip64_extra(extra, &mut entry, usize_, csize, hoff, disk).map_err(|e| named(e.at(at)))?;
     if flags & 1 != 0 {
-        return Err(named(Error::new(ErrorKind::Encrypted, "entry is encrypted").at(at)));
+        return Err(named(
+            Error::new(ErrorKind::Encrypted, "entry is encrypted").at(at),
+        ));
     }
     entry.name = name;
     Ok((entry, next))
@@ -342,7 +336,10 @@ fn zip64_extra(
         return Ok(());
     }
     let mut p = 0usize;
-    while let (Some(id), Some(len)) = (u16_at(extra, p), p.checked_add(2).and_then(|q| u16_at(extra, q))) {
+    while let (Some(id), Some(len)) = (
+        u16_at(extra, p),
+        p.checked_add(2).and_then(|q| u16_at(extra, q)),
+    ) {
         let body_start = p.saturating_add(4);
         let body_end = body_start.saturating_add(usize::from(len));
         let body = extra
@@ -431,15 +428,17 @@ pub(crate) fn check_overlaps(entries: &[Entry]) -> Result<()> {
         .collect();
     spans.sort_unstable();
     for pair in spans.windows(2) {
-        if let [(_, a_end, a), (b_start, _, b)] = *pair {
-            if b_start < a_end {
-                let (Some(ea), Some(eb)) = (entries.get(a), entries.get(b)) else {
-                    continue;
-                };
-                return Err(malformed(format!("entries {} and {} overlap", ea.name, eb.name))
+        if let [(_, a_end, a), (b_start, _, b)] = *pair
+            && b_start < a_end
+        {
+            let (Some(ea), Some(eb)) = (entries.get(a), entries.get(b)) else {
+                continue;
+            };
+            return Err(
+                malformed(format!("entries {} and {} overlap", ea.name, eb.name))
                     .entry_name(eb.name.clone())
-                    .at(b_start));
-            }
+                    .at(b_start),
+            );
         }
     }
     Ok(())
@@ -485,6 +484,14 @@ mod tests {
     #[test]
     fn empty_archive_locates() {
         let d = locate(&eocd(b"hi")).unwrap();
-        assert_eq!(d, Directory { entries: 0, offset: 0, size: 0, end: 0 });
+        assert_eq!(
+            d,
+            Directory {
+                entries: 0,
+                offset: 0,
+                size: 0,
+                end: 0
+            }
+        );
     }
 }

@@ -19,17 +19,16 @@ thread_local! {
 }
 
 fn entry_error(e: &Entry, kind: ErrorKind, msg: String) -> Error {
-    Error::new(kind, msg).entry_name(e.name.clone()).at(e.data_offset)
+    Error::new(kind, msg)
+        .entry_name(e.name.clone())
+        .at(e.data_offset)
 }
 
 fn size_mismatch(e: &Entry, inflated: &str) -> Error {
     entry_error(
         e,
         ErrorKind::Malformed,
-        format!(
-            "declared size {}, inflated {inflated}",
-            e.uncompressed_size
-        ),
+        format!("declared size {}, inflated {inflated}", e.uncompressed_size),
     )
 }
 
@@ -71,7 +70,11 @@ pub(crate) fn check_entry(e: &Entry, limits: &Limits) -> Result<()> {
     }
     let possible = match e.method {
         Method::Stored => u == c,
-        _ => u <= c.saturating_mul(DEFLATE_MAX_RATIO).saturating_add(DEFLATE_SLACK),
+        _ => {
+            u <= c
+                .saturating_mul(DEFLATE_MAX_RATIO)
+                .saturating_add(DEFLATE_SLACK)
+        }
     };
     if !possible {
         return Err(entry_error(
@@ -92,7 +95,10 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
         entry_error(
             e,
             ErrorKind::LimitExceeded,
-            format!("entry of {} bytes does not fit in memory", e.uncompressed_size),
+            format!(
+                "entry of {} bytes does not fit in memory",
+                e.uncompressed_size
+            ),
         )
     })?;
     match e.method {
@@ -308,16 +314,25 @@ mod tests {
     fn checks_run_before_allocation() {
         let l = Limits::default();
         let bomb = entry(Method::Deflate, 1 << 40, 1000);
-        assert_eq!(check_entry(&bomb, &l).unwrap_err().kind(), ErrorKind::LimitExceeded);
+        assert_eq!(
+            check_entry(&bomb, &l).unwrap_err().kind(),
+            ErrorKind::LimitExceeded
+        );
         let free = Limits {
             max_ratio: u64::MAX,
             ..l
         };
-        assert_eq!(check_entry(&bomb, &free).unwrap_err().kind(), ErrorKind::Malformed);
+        assert_eq!(
+            check_entry(&bomb, &free).unwrap_err().kind(),
+            ErrorKind::Malformed
+        );
         let small = entry(Method::Deflate, 1000, 1);
         assert!(check_entry(&small, &l).is_ok(), "exempt below 1 MiB");
         let stored = entry(Method::Stored, 10, 9);
-        assert_eq!(check_entry(&stored, &l).unwrap_err().kind(), ErrorKind::Malformed);
+        assert_eq!(
+            check_entry(&stored, &l).unwrap_err().kind(),
+            ErrorKind::Malformed
+        );
         let other = entry(Method::Other(14), 10, 10);
         let e = check_entry(&other, &l).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unsupported);

@@ -134,7 +134,6 @@ fn normalize(name: &str) -> Cow<'_, str> {
 ///
 /// `Send + Sync`; every method takes `&self`, so entries can be read from
 /// many threads at once. The inflated-bytes budget is shared by all of them.
-#[derive(Debug)]
 pub struct Archive {
     data: Bytes,
     entries: Vec<Entry>,
@@ -145,6 +144,17 @@ pub struct Archive {
     folded: HashMap<String, usize>,
     /// Bytes charged against `limits.max_total_inflated` so far.
     inflated: AtomicU64,
+}
+
+impl std::fmt::Debug for Archive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive")
+            .field("data", &self.data)
+            .field("entries", &self.entries.len())
+            .field("limits", &self.limits)
+            .field("inflated", &self.inflated())
+            .finish()
+    }
 }
 
 impl Archive {
@@ -283,7 +293,10 @@ mod tests {
     #[test]
     fn normalize_names() {
         assert_eq!(normalize("/xl/workbook.xml"), "xl/workbook.xml");
-        assert_eq!(normalize("xl\\worksheets\\sheet1.xml"), "xl/worksheets/sheet1.xml");
+        assert_eq!(
+            normalize("xl\\worksheets\\sheet1.xml"),
+            "xl/worksheets/sheet1.xml"
+        );
         assert_eq!(normalize("\\a"), "a");
         assert!(matches!(normalize("a/b"), Cow::Borrowed(_)));
     }

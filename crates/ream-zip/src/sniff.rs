@@ -6,8 +6,7 @@ use memchr::memmem;
 const CFB_MAGIC: &[u8] = b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1";
 /// "EncryptedPackage" in UTF-16LE: the stream name an encrypted OOXML
 /// package uses inside its CFB wrapper.
-const ENCRYPTED_PACKAGE: &[u8] =
-    b"E\0n\0c\0r\0y\0p\0t\0e\0d\0P\0a\0c\0k\0a\0g\0e\0";
+const ENCRYPTED_PACKAGE: &[u8] = b"E\0n\0c\0r\0y\0p\0t\0e\0d\0P\0a\0c\0k\0a\0g\0e\0";
 /// How far into the file `%PDF-` may start (readers tolerate junk before it).
 const PDF_WINDOW: usize = 1024;
 

@@ -6,7 +6,7 @@
 //! DTD (so no entity is ever expanded), limits element nesting and reports
 //! XML errors as [`Error::malformed`] with the part name and byte offset.
 
-#![allow(dead_code)] // wired in by the workbook opener piece by piece
+
 
 pub(crate) mod comments;
 pub(crate) mod drawings;

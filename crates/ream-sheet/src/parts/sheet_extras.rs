@@ -56,12 +56,10 @@ pub(crate) fn parse_sheet_extras(
         loop {
             match r.next()? {
                 Event::Start(e) | Event::Empty(e) => match local(&e) {
-                    "col" => {
-                        if xml_bool(r.attr(&e, "hidden")?.as_deref()) {
-                            let min = num(r.attr(&e, "min")?);
-                            let max = num(r.attr(&e, "max")?).or(min);
-                            hide_cols(&mut hidden, min, max);
-                        }
+                    "col" if xml_bool(r.attr(&e, "hidden")?.as_deref()) => {
+                        let min = num(r.attr(&e, "min")?);
+                        let max = num(r.attr(&e, "max")?).or(min);
+                        hide_cols(&mut hidden, min, max);
                     }
                     "mergeCell" => {
                         if let Some(range) = range_attr(&r, &e)? {

@@ -14,14 +14,6 @@ pub(crate) struct Styles {
     pub xf_date_kind: Vec<Option<DateKind>>,
 }
 
-impl Styles {
-    /// The date kind of cell format `s`; `None` for non-dates and unknown
-    /// indices.
-    pub(crate) fn date_kind(&self, s: u32) -> Option<DateKind> {
-        let i = usize::try_from(s).ok()?;
-        self.xf_date_kind.get(i).copied().flatten()
-    }
-}
 
 /// Parses the styles part. Custom `<numFmts>` override built-in ids; a
 /// missing or garbled `numFmtId` counts as 0 (General). `cellStyleXfs` and

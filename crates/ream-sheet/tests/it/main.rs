@@ -1,4 +1,5 @@
 //! Integration tests of the XLSX reader.
 
+mod conformance;
 mod fixtures;
 mod paths;

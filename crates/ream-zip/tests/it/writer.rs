@@ -37,8 +37,7 @@ impl Ent {
 
     /// Deflated with flate2 (zlib-rs), best compression.
     pub fn deflated(name: &str, data: &[u8]) -> Ent {
-        let mut enc =
-            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
         enc.write_all(data).unwrap();
         Ent {
             method: 8,
@@ -68,8 +67,7 @@ impl Ent {
 pub fn deflated_zeros(name: &str, mib: usize) -> Ent {
     assert!(mib >= 2);
     let chunk = vec![0u8; 1 << 20];
-    let mut enc =
-        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     enc.write_all(&chunk).unwrap();
     enc.flush().unwrap();
     let first = enc.get_ref().len();

@@ -1,0 +1,83 @@
+//! Opening inputs and outputs shared by the commands.
+
+use crate::UsageError;
+use anyhow::{Context, Result};
+use ream::sheet::{OpenOptions, Sheet, Workbook};
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Opens the workbook at `path` (`-` reads standard input).
+///
+/// On failure the error names the file and, when the bytes are not a
+/// workbook ream reads, the format it looks like.
+pub fn open_workbook(path: &Path, opts: &OpenOptions) -> Result<Workbook> {
+    if path == Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut buf)
+            .context("reading standard input")?;
+        let format = ream::sniff(&buf);
+        return Workbook::from_bytes(buf, opts).map_err(|e| describe(e, "<stdin>", format));
+    }
+    Workbook::open(path, opts).map_err(|e| {
+        let format = ream::sniff_path(path).unwrap_or(ream::Format::Unknown);
+        describe(e, &path.display().to_string(), format)
+    })
+}
+
+/// Wraps a library error with the file name and the sniffed format.
+fn describe(e: ream::sheet::Error, name: &str, format: ream::Format) -> anyhow::Error {
+    use ream::Format;
+    let what = match format {
+        Format::Xlsx | Format::Xlsm | Format::EncryptedOoxml => name.to_string(),
+        Format::Unknown => format!("{name} (not a recognised spreadsheet format)"),
+        other => format!("{name} (looks like {other}, which ream cannot read yet)"),
+    };
+    anyhow::Error::new(e).context(what)
+}
+
+/// A buffered writer on `out` (`None` or `-`: standard output).
+pub fn open_output(out: Option<&PathBuf>) -> Result<Box<dyn Write>> {
+    match out {
+        Some(p) if p != Path::new("-") => {
+            let f = std::fs::File::create(p)
+                .with_context(|| format!("creating {}", p.display()))?;
+            Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
+        }
+        _ => Ok(Box::new(BufWriter::with_capacity(
+            1 << 16,
+            std::io::stdout().lock(),
+        ))),
+    }
+}
+
+/// Resolves a `--sheet` argument: `all`, an exact sheet name, a 0-based
+/// index, or a case-insensitive name (in that order). `None` means the
+/// first sheet.
+pub fn select_sheets<'w>(wb: &'w Workbook, sel: Option<&str>) -> Result<Vec<&'w Sheet>> {
+    let Some(sel) = sel else {
+        return wb
+            .sheet(0)
+            .map(|s| vec![s])
+            .ok_or_else(|| UsageError("the workbook has no sheets".into()).into());
+    };
+    if sel == "all" {
+        return Ok(wb.sheets().iter().collect());
+    }
+    let exact = wb.sheets().iter().find(|s| s.name() == sel);
+    let by_index = || sel.parse::<usize>().ok().and_then(|i| wb.sheet(i));
+    if let Some(s) = exact.or_else(by_index).or_else(|| wb.sheet_by_name(sel)) {
+        return Ok(vec![s]);
+    }
+    let names: Vec<String> = wb
+        .sheets()
+        .iter()
+        .map(|s| format!("{}:{}", s.index(), s.name()))
+        .collect();
+    Err(UsageError(format!(
+        "no sheet {sel:?} (sheets: {}; or `all`)",
+        names.join(", ")
+    ))
+    .into())
+}

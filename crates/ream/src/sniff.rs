@@ -1,0 +1,186 @@
+//! Format detection: which ream engine (if any) can read some bytes.
+
+use ream_io::{Bytes, MapMode};
+use ream_zip::{Archive, Container};
+use std::path::Path;
+
+/// Parts larger than this are not inflated while sniffing.
+const SMALL_PART_MAX: u64 = 1 << 20;
+
+/// The document formats [`sniff`] tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// An Office Open XML workbook (`.xlsx`, or an `.xltx` template).
+    Xlsx,
+    /// A macro-enabled OOXML workbook (`.xlsm`, `.xltm`).
+    Xlsm,
+    /// An OpenDocument spreadsheet (`.ods`).
+    Ods,
+    /// A legacy BIFF workbook in an OLE2/CFB compound file (`.xls`).
+    Xls,
+    /// A binary OOXML workbook (`.xlsb`).
+    Xlsb,
+    /// A PDF document.
+    Pdf,
+    /// A password-protected OOXML package (CFB wrapper with an
+    /// `EncryptedPackage` stream).
+    EncryptedOoxml,
+    /// None of the above (text, an unrelated ZIP or CFB file, empty input).
+    Unknown,
+}
+
+impl Format {
+    /// A short lower-case name for output: `xlsx`, `xlsm`, `ods`, `xls`,
+    /// `xlsb`, `pdf`, `encrypted-ooxml`, `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Xlsx => "xlsx",
+            Format::Xlsm => "xlsm",
+            Format::Ods => "ods",
+            Format::Xls => "xls",
+            Format::Xlsb => "xlsb",
+            Format::Pdf => "pdf",
+            Format::EncryptedOoxml => "encrypted-ooxml",
+            Format::Unknown => "unknown",
+        }
+    }
+    /// True for the formats the spreadsheet engine ([`crate::sheet`]) reads
+    /// today (XLSX and XLSM).
+    pub fn is_readable_workbook(self) -> bool {
+        matches!(self, Format::Xlsx | Format::Xlsm)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Guesses the format of `data` (a file's full contents).
+///
+/// The container comes from [`ream_zip::sniff`]; a ZIP is then looked into
+/// (central directory only, plus small parts): a `mimetype` entry naming
+/// `application/vnd.oasis.opendocument.spreadsheet` is ODS,
+/// `xl/workbook.bin` is XLSB, a `[Content_Types].xml` declaring a
+/// `macroEnabled` workbook is XLSM, and `xl/workbook.xml` (or a
+/// spreadsheetml workbook content type) is XLSX. A CFB file holding a
+/// `Workbook` or `Book` stream is XLS. Never fails: anything unreadable is
+/// [`Format::Unknown`].
+///
+/// A ZIP given as a slice is copied once into an owned buffer to be
+/// parsed; use [`sniff_bytes`] or [`sniff_path`] to avoid the copy.
+pub fn sniff(data: &[u8]) -> Format {
+    match ream_zip::sniff(data) {
+        Container::Zip => sniff_zip(Bytes::from_vec(data.to_vec())),
+        other => from_container(other, data),
+    }
+}
+
+/// Like [`sniff`], over a shared byte source (no copy).
+pub fn sniff_bytes(data: &Bytes) -> Format {
+    match ream_zip::sniff(data) {
+        Container::Zip => sniff_zip(data.clone()),
+        other => from_container(other, data),
+    }
+}
+
+/// Like [`sniff`], for the file at `path` (memory-mapped). Fails only when
+/// the file cannot be opened or mapped.
+pub fn sniff_path(path: impl AsRef<Path>) -> std::io::Result<Format> {
+    let bytes = Bytes::open(path, MapMode::Map)?;
+    Ok(sniff_bytes(&bytes))
+}
+
+fn from_container(c: Container, data: &[u8]) -> Format {
+    match c {
+        Container::Pdf => Format::Pdf,
+        Container::EncryptedOoxml => Format::EncryptedOoxml,
+        Container::Cfb if has_cfb_stream(data, "Workbook") || has_cfb_stream(data, "Book") => {
+            Format::Xls
+        }
+        Container::Zip | Container::Cfb | Container::Unknown => Format::Unknown,
+    }
+}
+
+/// Whether the UTF-16LE directory name `name` (followed by its NUL
+/// terminator) occurs in a CFB file.
+fn has_cfb_stream(data: &[u8], name: &str) -> bool {
+    let mut needle: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    needle.extend_from_slice(&[0, 0]);
+    memchr_find(data, &needle)
+}
+
+fn memchr_find(hay: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(hay, needle).is_some()
+}
+
+fn sniff_zip(data: Bytes) -> Format {
+    let Ok(archive) = Archive::new(data, ream_zip::Limits::default()) else {
+        return Format::Unknown;
+    };
+    if let Some(m) = small_part(&archive, "mimetype") {
+        if m.trim_ascii()
+            .starts_with(b"application/vnd.oasis.opendocument.spreadsheet")
+        {
+            return Format::Ods;
+        }
+    }
+    let types = small_part(&archive, "[Content_Types].xml").unwrap_or_default();
+    let types_has = |s: &str| memchr_find(&types, s.as_bytes());
+    if archive.find("xl/workbook.bin").is_some() || types_has("sheet.binary.macroEnabled.main") {
+        return Format::Xlsb;
+    }
+    if types_has("macroEnabled.main+xml") {
+        return Format::Xlsm;
+    }
+    if archive.find("xl/workbook.xml").is_some()
+        || types_has("spreadsheetml.sheet.main+xml")
+        || types_has("spreadsheetml.template.main+xml")
+    {
+        return Format::Xlsx;
+    }
+    Format::Unknown
+}
+
+fn small_part(archive: &Archive, name: &str) -> Option<Vec<u8>> {
+    let e = archive.find(name)?;
+    if e.uncompressed_size > SMALL_PART_MAX {
+        return None;
+    }
+    archive.read(e).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_zip_formats() {
+        assert_eq!(sniff(b""), Format::Unknown);
+        assert_eq!(sniff(b"a,b\n1,2\n"), Format::Unknown);
+        assert_eq!(sniff(b"%PDF-1.7\n"), Format::Pdf);
+        let mut cfb = b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1".to_vec();
+        cfb.resize(512, 0);
+        assert_eq!(sniff(&cfb), Format::Unknown);
+        let mut xls = cfb.clone();
+        xls.extend("Workbook".encode_utf16().flat_map(u16::to_le_bytes));
+        xls.extend_from_slice(&[0, 0]);
+        assert_eq!(sniff(&xls), Format::Xls);
+        cfb.extend("EncryptedPackage".encode_utf16().flat_map(u16::to_le_bytes));
+        assert_eq!(sniff(&cfb), Format::EncryptedOoxml);
+        assert_eq!(sniff(b"PK\x03\x04garbage"), Format::Unknown);
+    }
+
+    #[test]
+    fn xlsx_from_writer() -> Result<(), rust_xlsxwriter::XlsxError> {
+        let mut wb = rust_xlsxwriter::Workbook::new();
+        wb.add_worksheet().write_number(0, 0, 1.0)?;
+        let buf = wb.save_to_buffer()?;
+        assert_eq!(sniff(&buf), Format::Xlsx);
+        assert_eq!(sniff_bytes(&Bytes::from_vec(buf)), Format::Xlsx);
+        assert!(Format::Xlsx.is_readable_workbook());
+        assert_eq!(Format::EncryptedOoxml.to_string(), "encrypted-ooxml");
+        Ok(())
+    }
+}
