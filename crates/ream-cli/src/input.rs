@@ -29,6 +29,9 @@ pub fn open_workbook(path: &Path, opts: &OpenOptions) -> Result<Workbook> {
 /// Wraps a library error with the file name and the sniffed format.
 fn describe(e: ream::sheet::Error, name: &str, format: ream::Format) -> anyhow::Error {
     use ream::Format;
+    if e.kind() == ream::sheet::ErrorKind::Io {
+        return anyhow::Error::new(e); // already names the file
+    }
     let what = match format {
         Format::Xlsx | Format::Xlsm | Format::EncryptedOoxml => name.to_string(),
         Format::Unknown => format!("{name} (not a recognised spreadsheet format)"),

@@ -2,7 +2,7 @@
 
 use ream::sheet::{OpenStats, Workbook};
 use ream_alloc::{PeakSampler, Snapshot};
-use serde_json::json;
+use serde::Serialize;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
@@ -104,33 +104,35 @@ impl Report {
             .map(|c| c / self.m.wall_s)
     }
 
-    /// The report as one JSON document.
-    pub fn to_json(&self) -> serde_json::Value {
-        let sheets: Vec<_> = self
-            .sheets
-            .iter()
-            .map(|(name, cells)| json!({"name": name, "cells": cells}))
-            .collect();
-        json!({
-            "cells": self.cells(),
-            "wall_s": self.m.wall_s,
-            "cpu_s": self.m.cpu_s,
-            "parallelism": self.parallelism(),
-            "threads": self.open.threads,
-            "phase_a_s": self.open.phase_a_s,
-            "phase_b_s": self.open.phase_b_s,
-            "phase_c_s": self.open.phase_c_s,
-            "inflate_s": self.open.inflate_s,
-            "parse_s": self.open.parse_s,
-            "inflated_bytes": self.open.inflated_bytes,
-            "allocs": self.m.allocs.allocs,
-            "allocs_le32": self.m.allocs.allocs_le32,
-            "allocs_per_cell": self.allocs_per_cell(),
-            "bytes_allocated": self.m.allocs.bytes_allocated,
-            "peak_heap_bytes": self.m.peak_heap_bytes,
-            "peak_rss_bytes": self.m.peak_rss_bytes,
-            "sheets": sheets,
-        })
+    /// The report as one JSON document (keys in a fixed, readable order).
+    pub fn to_json(&self) -> JsonReport<'_> {
+        JsonReport {
+            cells: self.cells(),
+            wall_s: self.m.wall_s,
+            cpu_s: self.m.cpu_s,
+            parallelism: self.parallelism(),
+            threads: self.open.threads,
+            phase_a_s: self.open.phase_a_s,
+            phase_b_s: self.open.phase_b_s,
+            phase_c_s: self.open.phase_c_s,
+            inflate_s: self.open.inflate_s,
+            parse_s: self.open.parse_s,
+            inflated_bytes: self.open.inflated_bytes,
+            allocs: self.m.allocs.allocs,
+            allocs_le32: self.m.allocs.allocs_le32,
+            allocs_per_cell: self.allocs_per_cell(),
+            bytes_allocated: self.m.allocs.bytes_allocated,
+            peak_heap_bytes: self.m.peak_heap_bytes,
+            peak_rss_bytes: self.m.peak_rss_bytes,
+            sheets: self
+                .sheets
+                .iter()
+                .map(|(name, cells)| SheetCells {
+                    name,
+                    cells: *cells,
+                })
+                .collect(),
+        }
     }
 
     /// The report as aligned text lines.
@@ -194,4 +196,54 @@ pub fn touch_cells(wb: &Workbook) -> Vec<(String, u64)> {
             (s.name().to_string(), n)
         })
         .collect()
+}
+
+/// The JSON form of a [`Report`] (`ream stats --json`).
+#[derive(Debug, Serialize)]
+pub struct JsonReport<'a> {
+    /// Cells over all sheets.
+    pub cells: u64,
+    /// Wall seconds of the measured region.
+    pub wall_s: f64,
+    /// CPU seconds of the process over the region (`null` if unknown).
+    pub cpu_s: Option<f64>,
+    /// `cpu_s / wall_s`: the effective parallelism.
+    pub parallelism: Option<f64>,
+    /// Phase B worker threads.
+    pub threads: usize,
+    /// Phase A wall seconds.
+    pub phase_a_s: f64,
+    /// Phase B wall seconds.
+    pub phase_b_s: f64,
+    /// Phase C wall seconds.
+    pub phase_c_s: f64,
+    /// Seconds spent inflating, summed over workers.
+    pub inflate_s: f64,
+    /// Seconds spent parsing, summed over workers.
+    pub parse_s: f64,
+    /// Worksheet XML bytes inflated.
+    pub inflated_bytes: u64,
+    /// Heap allocations (including reallocations).
+    pub allocs: u64,
+    /// Of those, requests of at most 32 bytes.
+    pub allocs_le32: u64,
+    /// `allocs / cells`.
+    pub allocs_per_cell: f64,
+    /// Bytes requested over all allocations.
+    pub bytes_allocated: u64,
+    /// Sampled peak growth of live heap bytes.
+    pub peak_heap_bytes: u64,
+    /// Peak resident set size of the process (`null` if unknown).
+    pub peak_rss_bytes: Option<u64>,
+    /// Cells per sheet.
+    pub sheets: Vec<SheetCells<'a>>,
+}
+
+/// One sheet's entry in [`JsonReport::sheets`].
+#[derive(Debug, Serialize)]
+pub struct SheetCells<'a> {
+    /// Sheet name.
+    pub name: &'a str,
+    /// Cells counted.
+    pub cells: u64,
 }

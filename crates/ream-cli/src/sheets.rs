@@ -4,7 +4,7 @@ use crate::input::{open_output, open_workbook};
 use crate::meter::{Meter, Report, touch_cells};
 use anyhow::Result;
 use ream::sheet::{OpenOptions, Sheet, Workbook};
-use serde_json::json;
+use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -27,8 +27,9 @@ pub fn run(a: &Args) -> Result<()> {
     let wb = open_workbook(&a.file, &OpenOptions::new())?;
     let mut out = open_output(None)?;
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &to_json(&wb))?;
-        writeln!(out)?;
+        let mut doc = serde_json::to_vec_pretty(&to_json(&wb))?;
+        doc.push(b'\n');
+        out.write_all(&doc)?;
     } else {
         write_table(&mut out, &wb)?;
     }
@@ -45,30 +46,57 @@ fn dimensions(s: &Sheet) -> String {
     s.bounds().map(|b| b.to_string()).unwrap_or_default()
 }
 
-/// One JSON object per sheet.
-pub fn to_json(wb: &Workbook) -> serde_json::Value {
-    let sheets: Vec<_> = wb
-        .sheets()
+/// One sheet as `ream sheets --json` prints it.
+#[derive(Debug, Serialize)]
+pub struct SheetInfo<'a> {
+    /// 0-based position.
+    pub index: usize,
+    /// Tab name.
+    pub name: &'a str,
+    /// `worksheet`, `chartsheet`, ...
+    pub kind: &'static str,
+    /// `visible`, `hidden` or `veryHidden`.
+    pub visibility: &'static str,
+    /// Used range as `A1:B2`, empty when the sheet has no cells.
+    pub dimensions: String,
+    /// Non-empty cells.
+    pub cells: usize,
+    /// Cell comments.
+    pub comments: usize,
+    /// Tables.
+    pub tables: usize,
+    /// Merged ranges.
+    pub merged: usize,
+    /// Hyperlinks.
+    pub hyperlinks: usize,
+    /// Images and charts.
+    pub drawings: usize,
+    /// Hidden rows.
+    pub hidden_rows: usize,
+    /// Hidden columns.
+    pub hidden_cols: usize,
+}
+
+/// One [`SheetInfo`] per sheet, in workbook order.
+pub fn to_json(wb: &Workbook) -> Vec<SheetInfo<'_>> {
+    wb.sheets()
         .iter()
-        .map(|s| {
-            json!({
-                "index": s.index(),
-                "name": s.name(),
-                "kind": s.kind().as_str(),
-                "visibility": s.visibility().as_str(),
-                "dimensions": dimensions(s),
-                "cells": s.cell_count(),
-                "comments": s.comments().len(),
-                "tables": s.tables().len(),
-                "merged": s.merged().len(),
-                "hyperlinks": s.hyperlinks().len(),
-                "drawings": s.drawings().len(),
-                "hidden_rows": s.hidden_rows().len(),
-                "hidden_cols": s.hidden_cols().len(),
-            })
+        .map(|s| SheetInfo {
+            index: s.index(),
+            name: s.name(),
+            kind: s.kind().as_str(),
+            visibility: s.visibility().as_str(),
+            dimensions: dimensions(s),
+            cells: s.cell_count(),
+            comments: s.comments().len(),
+            tables: s.tables().len(),
+            merged: s.merged().len(),
+            hyperlinks: s.hyperlinks().len(),
+            drawings: s.drawings().len(),
+            hidden_rows: s.hidden_rows().len(),
+            hidden_cols: s.hidden_cols().len(),
         })
-        .collect();
-    serde_json::Value::Array(sheets)
+        .collect()
 }
 
 /// An aligned text table.

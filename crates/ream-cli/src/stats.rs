@@ -28,14 +28,15 @@ pub fn run(a: &Args) -> Result<()> {
     let opts = OpenOptions::new().threads(a.threads).parallel(!a.serial);
     let meter = Meter::start();
     let wb = open_workbook(&a.file, &opts);
-    let sheets = wb.as_ref().map(touch_cells);
+    let sheets = wb.as_ref().ok().map(touch_cells);
     let m = meter.stop();
     let (wb, sheets) = (wb?, sheets.unwrap_or_default());
     let report = Report::new(m, &wb, sheets);
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &report.to_json())?;
-        writeln!(out)?;
+        let mut doc = serde_json::to_vec_pretty(&report.to_json())?;
+        doc.push(b'\n');
+        out.write_all(&doc)?;
     } else {
         writeln!(out, "{}", a.file.display())?;
         report.write_human(&mut out)?;

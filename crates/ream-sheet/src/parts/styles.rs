@@ -67,6 +67,7 @@ pub(crate) fn parse_styles(xml: &[u8], part: &str, max_depth: u32) -> Result<Sty
 
 #[cfg(test)]
 mod tests {
+    use crate::styles_view::StyleView;
     use super::*;
     use crate::error::ErrorKind;
 
