@@ -44,8 +44,8 @@ fn describe(e: ream::sheet::Error, name: &str, format: ream::Format) -> anyhow::
 pub fn open_output(out: Option<&PathBuf>) -> Result<Box<dyn Write>> {
     match out {
         Some(p) if p != Path::new("-") => {
-            let f = std::fs::File::create(p)
-                .with_context(|| format!("creating {}", p.display()))?;
+            let f =
+                std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
             Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
         }
         _ => Ok(Box::new(BufWriter::with_capacity(

@@ -102,8 +102,17 @@ pub fn to_json(wb: &Workbook) -> Vec<SheetInfo<'_>> {
 /// An aligned text table.
 fn write_table(w: &mut dyn Write, wb: &Workbook) -> std::io::Result<()> {
     const HEAD: [&str; 11] = [
-        "#", "name", "kind", "visibility", "dims", "cells", "comments", "tables", "merged",
-        "links", "drawings",
+        "#",
+        "name",
+        "kind",
+        "visibility",
+        "dims",
+        "cells",
+        "comments",
+        "tables",
+        "merged",
+        "links",
+        "drawings",
     ];
     let rows: Vec<[String; 11]> = wb
         .sheets()

@@ -119,12 +119,11 @@ fn sniff_zip(data: Bytes) -> Format {
     let Ok(archive) = Archive::new(data, ream_zip::Limits::default()) else {
         return Format::Unknown;
     };
-    if let Some(m) = small_part(&archive, "mimetype") {
-        if m.trim_ascii()
+    if let Some(m) = small_part(&archive, "mimetype")
+        && m.trim_ascii()
             .starts_with(b"application/vnd.oasis.opendocument.spreadsheet")
-        {
-            return Format::Ods;
-        }
+    {
+        return Format::Ods;
     }
     let types = small_part(&archive, "[Content_Types].xml").unwrap_or_default();
     let types_has = |s: &str| memchr_find(&types, s.as_bytes());

@@ -45,7 +45,10 @@ pub fn run(a: &Args) -> Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "ream demo: sample files in {}", a.dir.display())?;
     if cfg!(debug_assertions) {
-        writeln!(out, "(debug build: timings are much slower than a release build)")?;
+        writeln!(
+            out,
+            "(debug build: timings are much slower than a release build)"
+        )?;
     }
     for engine in ENGINES {
         let r = engine(&a.dir)?;
@@ -78,7 +81,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

@@ -81,7 +81,13 @@ fn write_table(ws: &mut rust_xlsxwriter::Worksheet) -> Result<(), XlsxError> {
         ws.write_number(r, 2, f64::from(r) * 1.25)?;
     }
     let cols = heads.map(|h| TableColumn::new().set_header(h));
-    ws.add_table(0, 0, 10, 2, &Table::new().set_name("Prices").set_columns(&cols))?;
+    ws.add_table(
+        0,
+        0,
+        10,
+        2,
+        &Table::new().set_name("Prices").set_columns(&cols),
+    )?;
     Ok(())
 }
 
@@ -160,7 +166,9 @@ pub fn demo_xlsx(dir: &Path) -> Result<DemoResult> {
         }
     }
     let sheets = wb.sheets();
-    let hidden = sheets.iter().filter(|s| s.visibility().as_str() != "visible");
+    let hidden = sheets
+        .iter()
+        .filter(|s| s.visibility().as_str() != "visible");
     let count = |f: &dyn Fn(&ream::sheet::Sheet) -> usize| sheets.iter().map(f).sum::<usize>();
     let names: Vec<&str> = sheets.iter().map(|s| s.name()).collect();
     let types: Vec<String> = by_type
@@ -171,12 +179,23 @@ pub fn demo_xlsx(dir: &Path) -> Result<DemoResult> {
     let threads = wb.stats().threads;
     let p = path.display();
     let lines = vec![
-        ("file", format!("{} bytes, sniffed as {format}", thousands(size))),
+        (
+            "file",
+            format!("{} bytes, sniffed as {format}", thousands(size)),
+        ),
         (
             "sheets",
-            format!("{} ({} hidden): {}", sheets.len(), hidden.count(), names.join(", ")),
+            format!(
+                "{} ({} hidden): {}",
+                sheets.len(),
+                hidden.count(),
+                names.join(", ")
+            ),
         ),
-        ("cells", format!("{} ({})", thousands(cells), types.join(", "))),
+        (
+            "cells",
+            format!("{} ({})", thousands(cells), types.join(", ")),
+        ),
         (
             "small parts",
             format!(
@@ -196,7 +215,10 @@ pub fn demo_xlsx(dir: &Path) -> Result<DemoResult> {
         ),
         (
             "throughput",
-            format!("{:.2} M cells/s parallel", cells as f64 / par_s.max(1e-9) / 1e6),
+            format!(
+                "{:.2} M cells/s parallel",
+                cells as f64 / par_s.max(1e-9) / 1e6
+            ),
         ),
         (
             "allocations",
@@ -210,7 +232,10 @@ pub fn demo_xlsx(dir: &Path) -> Result<DemoResult> {
         ),
         (
             "checks",
-            format!("{}/{n_checks} values read back as written", n_checks - warnings.len()),
+            format!(
+                "{}/{n_checks} values read back as written",
+                n_checks - warnings.len()
+            ),
         ),
     ];
     let hints = vec![
