@@ -72,6 +72,32 @@ impl Bytes {
         }
     }
 
+    /// Tells the OS that `start..end` will not be read again soon, so its
+    /// pages may leave this process's resident set (`MADV_DONTNEED` on the
+    /// whole pages inside the range). A no-op for buffers. The bytes stay
+    /// readable: a later access faults them back in from the file. Streaming
+    /// readers call this on what they consumed, so a gigabyte input does not
+    /// stay resident while it is parsed.
+    pub fn release(&self, start: usize, end: usize) {
+        let Inner::Mapped(map) = &*self.inner else {
+            return;
+        };
+        const PAGE: usize = 4096;
+        let first = start.div_ceil(PAGE) * PAGE;
+        let last = end.min(map.len()) / PAGE * PAGE;
+        if last <= first {
+            return;
+        }
+        // SAFETY: the map is a read-only private file mapping; dropping its
+        // resident pages changes no content (the next access re-reads the
+        // unchanged file), so every outstanding `&[u8]` stays valid. The
+        // range lies inside the mapping and is page-aligned.
+        #[allow(unsafe_code)]
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, first, last - first)
+        };
+    }
+
     /// True when the bytes come from a memory map.
     pub fn is_mapped(&self) -> bool {
         matches!(*self.inner, Inner::Mapped(_))

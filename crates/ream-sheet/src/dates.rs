@@ -50,7 +50,13 @@ fn split(secs: f64) -> (i64, u32, u32) {
 
 fn push_time(out: &mut String, sod: u32, ms: u32) {
     use std::fmt::Write;
-    let _ = write!(out, "{:02}:{:02}:{:02}", sod / 3600, sod / 60 % 60, sod % 60);
+    let _ = write!(
+        out,
+        "{:02}:{:02}:{:02}",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60
+    );
     if ms != 0 {
         let _ = write!(out, ".{ms:03}");
     }
@@ -136,7 +142,12 @@ pub(crate) fn format_date_kind(code: &str) -> Option<DateKind> {
                     has_elapsed = true;
                 }
             }
-            _ if b.get(i..i + 7).is_some_and(|w| w.eq_ignore_ascii_case(b"general")) => i += 6,
+            _ if b
+                .get(i..i + 7)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"general")) =>
+            {
+                i += 6
+            }
             b'E' | b'e' if matches!(b.get(i + 1), Some(b'+' | b'-')) => return None,
             _ => match c.to_ascii_lowercase() {
                 b'y' | b'd' | b'e' | b'g' => has_date = true,
@@ -145,21 +156,20 @@ pub(crate) fn format_date_kind(code: &str) -> Option<DateKind> {
                 b'a' => {
                     // AM/PM or A/P
                     let rest = b.get(i..).unwrap_or_default();
-                    if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case(b"am/pm") {
+                    if rest.get(..5).is_some_and(|w| w.eq_ignore_ascii_case(b"am/pm")) {
                         has_time = true;
                         i += 4;
-                    } else if rest.len() >= 3 && rest[..3].eq_ignore_ascii_case(b"a/p") {
+                    } else if rest.get(..3).is_some_and(|w| w.eq_ignore_ascii_case(b"a/p")) {
                         has_time = true;
                         i += 2;
                     }
                 }
-                b'0' | b'#' | b'?' => {
+                b'0' | b'#' | b'?'
                     // digit placeholders: a number format unless date parts
                     // appear too (e.g. "ss.000" handled by has_time)
-                    if !has_date && !has_time && !has_elapsed {
+                    if !has_date && !has_time && !has_elapsed => {
                         return None;
                     }
-                }
                 _ => {}
             },
         }
@@ -195,7 +205,10 @@ mod tests {
         // Excel's phantom 1900-02-29 has no real date; 61 is 1900-03-01.
         assert_eq!(iso(61.0, DateKind::DateTime, false), "1900-03-01");
         assert_eq!(iso(25_569.0, DateKind::DateTime, false), "1970-01-01");
-        assert_eq!(iso(45_292.5, DateKind::DateTime, false), "2024-01-01T12:00:00");
+        assert_eq!(
+            iso(45_292.5, DateKind::DateTime, false),
+            "2024-01-01T12:00:00"
+        );
         assert_eq!(iso(0.25, DateKind::Time, false), "06:00:00");
     }
 
@@ -215,7 +228,10 @@ mod tests {
         assert_eq!(format_date_kind("#,##0"), None);
         assert_eq!(format_date_kind("\"Day\" 0"), None);
         assert_eq!(format_date_kind("[Red]0.00"), None);
-        assert_eq!(format_date_kind("[$-409]mmmm d, yyyy"), Some(DateKind::DateTime));
+        assert_eq!(
+            format_date_kind("[$-409]mmmm d, yyyy"),
+            Some(DateKind::DateTime)
+        );
         assert_eq!(format_date_kind("General"), None);
         assert_eq!(builtin_date_kind(14), Some(DateKind::DateTime));
         assert_eq!(builtin_date_kind(2), None);

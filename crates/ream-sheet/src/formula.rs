@@ -38,14 +38,20 @@ pub(crate) fn shift_formula(formula: &[u8], drow: i64, dcol: i64, out: &mut Vec<
         // A token start: previous byte must not be part of an identifier.
         let prev_ident = i > 0 && formula.get(i - 1).copied().is_some_and(is_ident);
         if !prev_ident && (b == b'$' || b.is_ascii_alphabetic() || b.is_ascii_digit()) {
-            if let Some(consumed) = try_shift_ref(formula.get(i..).unwrap_or_default(), drow, dcol, out) {
+            if let Some(consumed) =
+                try_shift_ref(formula.get(i..).unwrap_or_default(), drow, dcol, out)
+            {
                 i += consumed;
                 continue;
             }
             // Not a reference: copy the whole identifier/number at once so
             // its tail is never mistaken for a reference start.
             let start = i;
-            while formula.get(i).copied().is_some_and(|c| is_ident(c) || c == b'$') {
+            while formula
+                .get(i)
+                .copied()
+                .is_some_and(|c| is_ident(c) || c == b'$')
+            {
                 i += 1;
             }
             out.extend_from_slice(formula.get(start..i).unwrap_or_default());
@@ -81,7 +87,11 @@ fn try_shift_ref(s: &[u8], drow: i64, dcol: i64, out: &mut Vec<u8>) -> Option<us
                 (&cell, &other),
                 (Part::Col { .. }, Part::Col { .. }) | (Part::Row { .. }, Part::Row { .. })
             );
-            if !same_kind || s.get(used + 1 + used2).copied().is_some_and(|c| is_ident(c) || c == b'(') {
+            if !same_kind
+                || s.get(used + 1 + used2)
+                    .copied()
+                    .is_some_and(|c| is_ident(c) || c == b'(')
+            {
                 return None;
             }
             write_part(&cell, drow, dcol, out);
@@ -93,9 +103,20 @@ fn try_shift_ref(s: &[u8], drow: i64, dcol: i64, out: &mut Vec<u8>) -> Option<us
 }
 
 enum Part {
-    Cell { col: u32, col_abs: bool, row: u32, row_abs: bool },
-    Col { col: u32, abs: bool },
-    Row { row: u32, abs: bool },
+    Cell {
+        col: u32,
+        col_abs: bool,
+        row: u32,
+        row_abs: bool,
+    },
+    Col {
+        col: u32,
+        abs: bool,
+    },
+    Row {
+        row: u32,
+        abs: bool,
+    },
 }
 
 fn parse_part(s: &[u8]) -> Option<(Part, usize)> {
@@ -136,14 +157,29 @@ fn parse_part(s: &[u8]) -> Option<(Part, usize)> {
     }
     let has_row = j > digits_at;
     match (has_col, has_row) {
-        (true, true) if row >= 1 && row <= MAX_ROW + 1 => Some((
-            Part::Cell { col: col - 1, col_abs, row: row - 1, row_abs },
+        (true, true) if (1..=MAX_ROW + 1).contains(&row) => Some((
+            Part::Cell {
+                col: col - 1,
+                col_abs,
+                row: row - 1,
+                row_abs,
+            },
             j,
         )),
-        (true, false) if !row_abs => Some((Part::Col { col: col - 1, abs: col_abs }, i)),
-        (false, true) if !col_abs && row >= 1 && row <= MAX_ROW + 1 => {
-            Some((Part::Row { row: row - 1, abs: row_abs }, j))
-        }
+        (true, false) if !row_abs => Some((
+            Part::Col {
+                col: col - 1,
+                abs: col_abs,
+            },
+            i,
+        )),
+        (false, true) if !col_abs && (1..=MAX_ROW + 1).contains(&row) => Some((
+            Part::Row {
+                row: row - 1,
+                abs: row_abs,
+            },
+            j,
+        )),
         _ => None,
     }
 }
@@ -183,8 +219,16 @@ fn push_num(n: u32, out: &mut Vec<u8>) {
 
 fn write_part(p: &Part, drow: i64, dcol: i64, out: &mut Vec<u8>) {
     match *p {
-        Part::Cell { col, col_abs, row, row_abs } => {
-            match (shifted(col, dcol, col_abs, MAX_COL), shifted(row, drow, row_abs, MAX_ROW)) {
+        Part::Cell {
+            col,
+            col_abs,
+            row,
+            row_abs,
+        } => {
+            match (
+                shifted(col, dcol, col_abs, MAX_COL),
+                shifted(row, drow, row_abs, MAX_ROW),
+            ) {
                 (Some(c), Some(r)) => {
                     if col_abs {
                         out.push(b'$');

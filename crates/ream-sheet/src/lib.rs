@@ -18,9 +18,9 @@
 //! into vectors that grow geometrically.
 
 mod dates;
+mod error;
 mod escapes;
 mod formula;
-mod error;
 mod model;
 mod open;
 mod options;
@@ -30,8 +30,8 @@ mod small_parts;
 mod sst;
 mod store;
 mod styles_view;
-mod worksheet;
 mod workbook;
+mod worksheet;
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::*;

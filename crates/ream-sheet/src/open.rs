@@ -5,9 +5,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{OpenStats, SheetKind};
 use crate::options::OpenOptions;
 use crate::parts::rels::{Relationship, parse_rels, rels_part_for, type_is};
+use crate::parts::styles::{Styles, parse_styles};
 use crate::parts::workbook_xml::parse_workbook;
 use crate::sst::{SharedStrings, parse_shared_strings};
-use crate::parts::styles::{Styles, parse_styles};
 use crate::workbook::{Sheet, Workbook};
 use crate::worksheet::{ParsedSheet, SheetCtx, SheetParser};
 use ream_io::Bytes;
@@ -41,7 +41,9 @@ pub(crate) struct SheetJob {
 /// Reads a small part fully (one-shot inflate), or `None` if it is absent.
 pub(crate) fn read_part(archive: &Archive, name: &str) -> Result<Option<Vec<u8>>> {
     match archive.find(name) {
-        Some(e) => Ok(Some(archive.read(e).map_err(|e| Error::from(e).in_part(name))?)),
+        Some(e) => Ok(Some(
+            archive.read(e).map_err(|e| Error::from(e).in_part(name))?,
+        )),
         None => Ok(None),
     }
 }
@@ -65,7 +67,10 @@ fn check_container(src: &[u8]) -> Result<()> {
             ErrorKind::Unsupported,
             "this is an OLE2/CFB compound file (a legacy .xls workbook?), not an XLSX ZIP package",
         )),
-        Container::Pdf => Err(Error::new(ErrorKind::Unsupported, "this is a PDF, not a workbook")),
+        Container::Pdf => Err(Error::new(
+            ErrorKind::Unsupported,
+            "this is a PDF, not a workbook",
+        )),
         _ if src.is_empty() => Err(Error::malformed("the file is empty (0 bytes)")),
         _ => Ok(()),
     }
@@ -129,7 +134,9 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         let kind = match rel {
             Some(r) if type_is(r, "chartsheet") => SheetKind::Chartsheet,
             Some(r) if type_is(r, "dialogsheet") => SheetKind::DialogSheet,
-            Some(r) if type_is(r, "xlMacrosheet") || type_is(r, "macrosheet") => SheetKind::MacroSheet,
+            Some(r) if type_is(r, "xlMacrosheet") || type_is(r, "macrosheet") => {
+                SheetKind::MacroSheet
+            }
             _ => SheetKind::Worksheet,
         };
         let part = match rel {
@@ -223,10 +230,18 @@ fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<
     let mut order: Vec<(usize, u64)> = jobs
         .iter()
         .enumerate()
-        .map(|(i, j)| (i, pkg.archive.find(&j.part).map_or(0, |e| e.uncompressed_size)))
+        .map(|(i, j)| {
+            (
+                i,
+                pkg.archive.find(&j.part).map_or(0, |e| e.uncompressed_size),
+            )
+        })
         .collect();
     order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let threads = opts.effective_threads(jobs.len());
+    // With more cores than sheets, a streamed sheet gets its own inflater
+    // thread (a two-stage pipeline) instead of leaving a core idle.
+    let spare_core = opts.parallel && opts.effective_threads(usize::MAX) > jobs.len();
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let worker = || -> WorkerOut {
@@ -236,7 +251,7 @@ fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<
             let k = next.fetch_add(1, Ordering::Relaxed);
             let Some(&(i, _)) = order.get(k) else { break };
             let Some(job) = jobs.get(i) else { break };
-            let (res, inf, par, bytes) = parse_one(pkg, job, opts, &mut buf);
+            let (res, inf, par, bytes) = parse_one(pkg, job, opts, &mut buf, spare_core);
             if res.is_err() {
                 failed.store(true, Ordering::Relaxed);
             }
@@ -292,6 +307,8 @@ fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<
     for slot in slots {
         parsed.push(slot.ok_or_else(|| Error::malformed("a sheet was not parsed"))?);
     }
+    let pipelined = spare_core && order.iter().any(|&(_, size)| size > ONE_SHOT_MAX);
+    let threads = if pipelined { threads + 1 } else { threads };
     Ok((parsed, threads, inflate_s, parse_s, bytes))
 }
 
@@ -314,6 +331,7 @@ fn parse_one(
     job: &SheetJob,
     opts: &OpenOptions,
     buf: &mut Vec<u8>,
+    spare_core: bool,
 ) -> (Result<ParsedSheet>, f64, f64, u64) {
     if job.kind == SheetKind::Chartsheet {
         return (Ok(empty_parsed(pkg.date_1904)), 0.0, 0.0, 0);
@@ -347,14 +365,22 @@ fn parse_one(
         let res = SheetParser::new(ctx).parse_all(buf).map_err(name);
         (res, inf, t.elapsed().as_secs_f64(), buf.len() as u64)
     } else {
-        let (res, inf, par, bytes) = parse_streaming(pkg, entry, ctx);
+        let (res, inf, par, bytes) = if spare_core {
+            parse_pipelined(pkg, entry, ctx)
+        } else {
+            parse_streaming(pkg, entry, ctx)
+        };
         (res.map_err(name), inf, par, bytes)
     }
 }
 
 /// Streams a large sheet: inflate a block, parse complete rows, carry the
 /// rest. Memory: one block plus the carried partial row.
-fn parse_streaming(pkg: &Package, entry: &Entry, ctx: SheetCtx<'_>) -> (Result<ParsedSheet>, f64, f64, u64) {
+fn parse_streaming(
+    pkg: &Package,
+    entry: &Entry,
+    ctx: SheetCtx<'_>,
+) -> (Result<ParsedSheet>, f64, f64, u64) {
     use std::io::Read;
     let (mut inf, mut par) = (0.0, 0.0);
     let mut total = 0u64;
@@ -385,6 +411,7 @@ fn parse_streaming(pkg: &Package, entry: &Entry, ctx: SheetCtx<'_>) -> (Result<P
             Err(e) => return (Err(e), inf, par, total),
         };
         par += t.elapsed().as_secs_f64();
+        pkg.archive.release(entry, reader.consumed());
         buf.copy_within(used..filled, 0);
         filled -= used;
         if eof {
@@ -395,4 +422,92 @@ fn parse_streaming(pkg: &Package, entry: &Entry, ctx: SheetCtx<'_>) -> (Result<P
     let res = parser.finish();
     par += t.elapsed().as_secs_f64();
     (res, inf, par, total)
+}
+
+/// Like [`parse_streaming`], with inflation on a second thread: blocks go
+/// to the parser through a bounded channel (at most 3 blocks in flight) and
+/// come back for reuse, so memory stays bounded and both cores work.
+fn parse_pipelined(
+    pkg: &Package,
+    entry: &Entry,
+    ctx: SheetCtx<'_>,
+) -> (Result<ParsedSheet>, f64, f64, u64) {
+    use std::io::Read;
+    use std::sync::mpsc::{channel, sync_channel};
+    let mut reader = match pkg.archive.stream(entry) {
+        Ok(r) => r,
+        Err(e) => return (Err(e.into()), 0.0, 0.0, 0),
+    };
+    let (tx, rx) = sync_channel::<std::result::Result<Vec<u8>, Error>>(2);
+    let (back_tx, back_rx) = channel::<Vec<u8>>();
+    std::thread::scope(|scope| {
+        let inflater = scope.spawn(move || {
+            let mut inf = 0.0;
+            loop {
+                let mut block = back_rx.try_recv().unwrap_or_default();
+                block.resize(STREAM_BLOCK, 0);
+                let t = Instant::now();
+                let mut n = 0;
+                let mut failed = None;
+                while n < STREAM_BLOCK {
+                    match block.get_mut(n..).map(|b| reader.read(b)) {
+                        Some(Ok(0)) | None => break,
+                        Some(Ok(k)) => n += k,
+                        Some(Err(e)) => {
+                            failed = Some(ream_zip::Error::from_io(e).into());
+                            break;
+                        }
+                    }
+                }
+                inf += t.elapsed().as_secs_f64();
+                pkg.archive.release(entry, reader.consumed());
+                block.truncate(n);
+                let done = n == 0 || failed.is_some();
+                let msg = match failed {
+                    Some(e) => Err(e),
+                    None => Ok(block),
+                };
+                if tx.send(msg).is_err() || done {
+                    return inf;
+                }
+            }
+        });
+        let mut parser = SheetParser::new(ctx);
+        let mut carry: Vec<u8> = Vec::with_capacity(STREAM_BLOCK * 2);
+        let (mut par, mut total) = (0.0, 0u64);
+        let mut result: Result<()> = Ok(());
+        while let Ok(msg) = rx.recv() {
+            let block = match msg {
+                Ok(b) => b,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            let eof = block.is_empty();
+            total += block.len() as u64;
+            let t = Instant::now();
+            carry.extend_from_slice(&block);
+            let _ = back_tx.send(block);
+            match parser.feed(&carry, eof) {
+                Ok(used) => {
+                    carry.drain(..used);
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+            par += t.elapsed().as_secs_f64();
+            if eof {
+                break;
+            }
+        }
+        drop(rx);
+        let inf = inflater.join().unwrap_or(0.0);
+        let t = Instant::now();
+        let res = result.and_then(|()| parser.finish());
+        par += t.elapsed().as_secs_f64();
+        (res, inf, par, total)
+    })
 }

@@ -96,35 +96,46 @@ impl PhaseC {
         }
         // Comments: threaded comments when present (they carry the real
         // text), else legacy notes.
-        let threaded: Vec<&Relationship> = rels.iter().filter(|r| type_is(r, "threadedComment")).collect();
+        let threaded: Vec<&Relationship> = rels
+            .iter()
+            .filter(|r| type_is(r, "threadedComment"))
+            .collect();
         if !threaded.is_empty() {
             let persons = self.persons(archive, limits);
             for r in threaded {
-                if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten() {
-                    if let Some(c) = self.keep(parse_threaded_comments(&xml, &r.target, &persons, depth)) {
+                if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten()
+                    && let Some(c) =
+                        self.keep(parse_threaded_comments(&xml, &r.target, &persons, depth))
+                    {
                         sheet.comments.extend(c);
                     }
-                }
             }
         } else {
-            for r in rels.iter().filter(|r| type_is(r, "comments") && !r.external) {
-                if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten() {
-                    if let Some(c) = self.keep(parse_comments(&xml, &r.target, depth)) {
+            for r in rels
+                .iter()
+                .filter(|r| type_is(r, "comments") && !r.external)
+            {
+                if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten()
+                    && let Some(c) = self.keep(parse_comments(&xml, &r.target, depth)) {
                         sheet.comments.extend(c);
                     }
-                }
             }
         }
         sheet.comments.sort_by_key(|c| (c.row, c.col));
         for id in &extras.table_rids {
-            let Some(r) = find_rel(&rels, id) else { continue };
-            if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten() {
-                if let Some(t) = self.keep(parse_table(&xml, &r.target, depth)) {
+            let Some(r) = find_rel(&rels, id) else {
+                continue;
+            };
+            if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten()
+                && let Some(t) = self.keep(parse_table(&xml, &r.target, depth)) {
                     sheet.tables.push(t);
                 }
-            }
         }
-        if let Some(r) = extras.drawing_rid.as_deref().and_then(|id| find_rel(&rels, id)) {
+        if let Some(r) = extras
+            .drawing_rid
+            .as_deref()
+            .and_then(|id| find_rel(&rels, id))
+        {
             let target = r.target.clone();
             self.drawing(archive, sheet, &target, limits);
         }
@@ -140,7 +151,9 @@ impl PhaseC {
         };
         let rels = self.keep(read_rels(archive, part)).unwrap_or_default();
         for d in refs {
-            let Some(r) = find_rel(&rels, &d.rid) else { continue };
+            let Some(r) = find_rel(&rels, &d.rid) else {
+                continue;
+            };
             let title = if d.kind == DrawingKind::Chart {
                 self.keep(read_part(archive, &r.target))
                     .flatten()

@@ -32,7 +32,11 @@ use ream_xml::{TagKind, next_tag};
 /// Parses `xl/sharedStrings.xml` into one arena. Rich text runs are
 /// flattened, phonetic runs skipped, entities and `_xHHHH_` escapes decoded.
 /// Allocations: O(log n) for the arena and offsets, none per string.
-pub(crate) fn parse_shared_strings(xml: &[u8], part: &str, limits: &Limits) -> Result<SharedStrings> {
+pub(crate) fn parse_shared_strings(
+    xml: &[u8],
+    part: &str,
+    limits: &Limits,
+) -> Result<SharedStrings> {
     let mut arena: Vec<u8> = Vec::with_capacity(xml.len() / 2);
     let mut ends: Vec<u32> = Vec::new();
     let mut pos = 0;
@@ -50,10 +54,8 @@ pub(crate) fn parse_shared_strings(xml: &[u8], part: &str, limits: &Limits) -> R
         if tag.kind == TagKind::Start {
             pos = crate::worksheet::collect_runs(xml, pos, b"si", &mut arena, limits.max_xml_depth)
                 .map_err(here)?;
-            crate::worksheet::finish_text(&mut arena, off, limits.max_string_chars).map_err(|e| {
-                e.in_part(part)
-                    .at_offset(tag.start as u64)
-            })?;
+            crate::worksheet::finish_text(&mut arena, off, limits.max_string_chars)
+                .map_err(|e| e.in_part(part).at_offset(tag.start as u64))?;
         } else if tag.kind != TagKind::Empty {
             continue;
         }
@@ -82,12 +84,18 @@ mod tests {
 
     #[test]
     fn errors_name_the_part() {
-        let e = parse_shared_strings(b"<sst><si><t>open", "xl/sharedStrings.xml", &Limits::default())
-            .unwrap_err();
+        let e = parse_shared_strings(
+            b"<sst><si><t>open",
+            "xl/sharedStrings.xml",
+            &Limits::default(),
+        )
+        .unwrap_err();
         assert_eq!(e.part(), Some("xl/sharedStrings.xml"));
-        let e = parse_shared_strings(b"<sst><si><t>&bad;</t></si></sst>", "p", &Limits::default()).unwrap_err();
+        let e = parse_shared_strings(b"<sst><si><t>&bad;</t></si></sst>", "p", &Limits::default())
+            .unwrap_err();
         assert!(e.to_string().contains("entity"), "{e}");
-        let e = parse_shared_strings(b"<sst><si><t>\xff</t></si></sst>", "p", &Limits::default()).unwrap_err();
+        let e = parse_shared_strings(b"<sst><si><t>\xff</t></si></sst>", "p", &Limits::default())
+            .unwrap_err();
         assert!(e.to_string().contains("UTF-8"), "{e}");
     }
 }

@@ -190,7 +190,11 @@ mod tests {
             });
         }
         s.normalize();
-        let got: Vec<_> = s.cells.iter().map(|c| (c.row, c.col, f64::from_bits(c.bits))).collect();
+        let got: Vec<_> = s
+            .cells
+            .iter()
+            .map(|c| (c.row, c.col, f64::from_bits(c.bits)))
+            .collect();
         assert_eq!(got, vec![(0, 0, 4.0), (0, 1, 3.0), (2, 0, 1.0)]);
     }
 }

@@ -172,10 +172,11 @@ impl Workbook {
     }
     /// The sheet called `name` (exact match first, then case-insensitive).
     pub fn sheet_by_name(&self, name: &str) -> Option<&Sheet> {
-        self.sheets
-            .iter()
-            .find(|s| s.name == name)
-            .or_else(|| self.sheets.iter().find(|s| s.name.eq_ignore_ascii_case(name)))
+        self.sheets.iter().find(|s| s.name == name).or_else(|| {
+            self.sheets
+                .iter()
+                .find(|s| s.name.eq_ignore_ascii_case(name))
+        })
     }
     /// Defined names, workbook- and sheet-scoped.
     pub fn defined_names(&self) -> &[DefinedName] {

@@ -147,8 +147,10 @@ impl<'a> SheetParser<'a> {
             // No <sheetData>: an empty sheet (the head is the whole part).
             self.phase = Phase::Done;
         } else if self.phase == Phase::Data {
-            return Err(Error::malformed("<sheetData> is not closed (the part ends early)")
-                .at_offset(self.base));
+            return Err(
+                Error::malformed("<sheetData> is not closed (the part ends early)")
+                    .at_offset(self.base),
+            );
         }
         self.store.normalize();
         self.hidden_rows.sort_unstable();
@@ -173,7 +175,8 @@ impl<'a> SheetParser<'a> {
                     return Ok(buf.len());
                 }
                 Err(e) if e.truncated && !eof => {
-                    self.head.extend_from_slice(buf.get(..pos).unwrap_or_default());
+                    self.head
+                        .extend_from_slice(buf.get(..pos).unwrap_or_default());
                     return Ok(pos);
                 }
                 Err(e) => return Err(xml_err(e, self.base)),
@@ -193,12 +196,12 @@ impl<'a> SheetParser<'a> {
                 _ => {}
             }
             if tag.name == b"dimension" {
-                self.dimension = attr(&tag, b"ref").and_then(|r| {
-                    std::str::from_utf8(r).ok().and_then(CellRange::parse)
-                });
+                self.dimension = attr(&tag, b"ref")
+                    .and_then(|r| std::str::from_utf8(r).ok().and_then(CellRange::parse));
             }
             if tag.name == b"sheetData" && matches!(tag.kind, TagKind::Start | TagKind::Empty) {
-                self.head.extend_from_slice(buf.get(..tag.start).unwrap_or_default());
+                self.head
+                    .extend_from_slice(buf.get(..tag.start).unwrap_or_default());
                 self.phase = if tag.kind == TagKind::Empty {
                     Phase::Tail
                 } else {
@@ -246,13 +249,24 @@ impl<'a> SheetParser<'a> {
             // Fast path: an unprefixed `<c ...>` is parsed without the
             // generic tag walker (most of the bytes of a sheet).
             if let Some(lt) = find_lt(slice, pos) {
-                if slice.get(lt + 1) == Some(&b'c')
-                    && matches!(slice.get(lt + 2), Some(b' ' | b'>' | b'/'))
-                {
-                    if let Some(head) = parse_cell_start(slice, lt) {
-                        pos = self.cell_body(slice, head)?;
+                match slice.get(lt + 1..lt + 4) {
+                    Some([b'c', b' ' | b'>' | b'/', _]) => {
+                        if let Some(head) = parse_cell_start(slice, lt) {
+                            pos = self.cell_body(slice, head)?;
+                            continue;
+                        }
+                    }
+                    Some(b"/ro") if slice.get(lt + 4..lt + 6) == Some(b"w>") => {
+                        pos = lt + 6;
                         continue;
                     }
+                    Some(b"row") if slice.get(lt + 4) == Some(&b' ') => {
+                        if let Some(end) = self.row_start_fast(slice, lt)? {
+                            pos = end;
+                            continue;
+                        }
+                    }
+                    _ => {}
                 }
                 pos = lt;
             }
@@ -278,6 +292,38 @@ impl<'a> SheetParser<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// Parses an unprefixed `<row ...>` start tag with a byte loop; `None`
+    /// hands it to the generic walker.
+    fn row_start_fast(&mut self, buf: &[u8], lt: usize) -> Result<Option<usize>> {
+        let Some(gt) = buf
+            .get(lt..)
+            .and_then(|r| memchr::memchr(b'>', r))
+            .map(|i| lt + i)
+        else {
+            return Ok(None);
+        };
+        let inner = buf.get(lt + 4..gt).unwrap_or_default();
+        if inner
+            .iter()
+            .any(|&b| b == b'\'' || b == b'\n' || b == b'\t')
+        {
+            return Ok(None);
+        }
+        let tag = Tag {
+            name: b"row",
+            kind: if inner.last() == Some(&b'/') {
+                TagKind::Empty
+            } else {
+                TagKind::Start
+            },
+            attrs: inner.strip_suffix(b"/").unwrap_or(inner),
+            start: lt,
+            end: gt + 1,
+        };
+        self.row_start(&tag)?;
+        Ok(Some(gt + 1))
     }
 
     fn row_start(&mut self, tag: &Tag<'_>) -> Result<()> {
@@ -362,19 +408,17 @@ impl<'a> SheetParser<'a> {
         // Fast path: `[<f>formula</f>]<v>text</v></c>`.
         let mut vtag = head.end;
         let mut fast_formula: Option<(usize, usize)> = None;
-        if buf.get(vtag..vtag + 3) == Some(b"<f>") {
-            if let Some(fend) = find_lt(buf, vtag + 3) {
-                if buf.get(fend..fend + 4) == Some(b"</f>") {
+        if buf.get(vtag..vtag + 3) == Some(b"<f>")
+            && let Some(fend) = find_lt(buf, vtag + 3)
+                && buf.get(fend..fend + 4) == Some(b"</f>") {
                     fast_formula = Some((vtag + 3, fend));
                     vtag = fend + 4;
                 }
-            }
-        }
-        if let Some(rest) = buf.get(vtag..) {
-            if rest.starts_with(b"<v>") {
+        if let Some(rest) = buf.get(vtag..)
+            && rest.starts_with(b"<v>") {
                 let vstart = vtag + 3;
-                if let Some(vend) = find_lt(buf, vstart) {
-                    if buf.get(vend..vend + 8) == Some(b"</v></c>") {
+                if let Some(vend) = find_lt(buf, vstart)
+                    && buf.get(vend..vend + 8) == Some(b"</v></c>") {
                         let raw = buf.get(vstart..vend);
                         let at = self.base + head.start as u64;
                         let decoded = self
@@ -395,9 +439,7 @@ impl<'a> SheetParser<'a> {
                         }
                         return Ok(vend + 8);
                     }
-                }
             }
-        }
         let tag = CellTagPos {
             start: head.start,
             end: head.end,
@@ -417,14 +459,16 @@ impl<'a> SheetParser<'a> {
             match (child.name, child.kind) {
                 (b"c", TagKind::End) => break,
                 (b"v", TagKind::Start) => {
-                    let (start, end, after) = text_span(buf, pos).map_err(|e| here(xml_err(e, at - tag.start as u64)))?;
+                    let (start, end, after) =
+                        text_span(buf, pos).map_err(|e| here(xml_err(e, at - tag.start as u64)))?;
                     value = Some((start, end));
                     pos = after;
                 }
                 (b"f", TagKind::Start | TagKind::Empty) => {
                     has_formula = self.formula(buf, &child, row, col).map_err(here)?;
                     if child.kind == TagKind::Start {
-                        pos = skip_element(buf, pos, 2).map_err(|e| here(xml_err(e, at - tag.start as u64)))?;
+                        pos = skip_element(buf, pos, 2)
+                            .map_err(|e| here(xml_err(e, at - tag.start as u64)))?;
                     }
                 }
                 (b"is", TagKind::Start) => {
@@ -450,8 +494,14 @@ impl<'a> SheetParser<'a> {
             }
             return Ok(pos);
         };
-        self.push_cell(row, col, tag_code, aux | if has_formula { AUX_FORMULA } else { 0 }, bits)
-            .map_err(here)?;
+        self.push_cell(
+            row,
+            col,
+            tag_code,
+            aux | if has_formula { AUX_FORMULA } else { 0 },
+            bits,
+        )
+        .map_err(here)?;
         Ok(pos)
     }
 
@@ -507,7 +557,8 @@ impl<'a> SheetParser<'a> {
             }
             (b"str" | b"inlineStr", Some(raw), _) => {
                 let off = self.store.arena.len();
-                ream_xml::unescape_into(raw, &mut self.store.arena).map_err(|e| xml_err(e, base))?;
+                ream_xml::unescape_into(raw, &mut self.store.arena)
+                    .map_err(|e| xml_err(e, base))?;
                 self.check_text(off)?;
                 let len = self.store.arena.len() - off;
                 if len == 0 {
@@ -595,7 +646,8 @@ impl<'a> SheetParser<'a> {
         };
         let off = self.store.arena.len();
         if !text.is_empty() {
-            ream_xml::unescape_into(text, &mut self.store.arena).map_err(|e| xml_err(e, self.base))?;
+            ream_xml::unescape_into(text, &mut self.store.arena)
+                .map_err(|e| xml_err(e, self.base))?;
             self.check_text(off)?;
             let len = (self.store.arena.len() - off) as u32;
             if let (true, Some(si)) = (shared, si) {
@@ -636,8 +688,14 @@ impl SheetParser<'_> {
     /// Collects the text of an `<is>` element (all `<t>` runs, phonetic
     /// `<rPh>` runs skipped) into the arena; returns the offset past `</is>`.
     fn inline_text(&mut self, buf: &[u8], from: usize) -> Result<usize> {
-        collect_runs(buf, from, b"is", &mut self.store.arena, self.ctx.limits.max_xml_depth)
-            .map_err(|e| xml_err(e, self.base))
+        collect_runs(
+            buf,
+            from,
+            b"is",
+            &mut self.store.arena,
+            self.ctx.limits.max_xml_depth,
+        )
+        .map_err(|e| xml_err(e, self.base))
     }
 
     /// Validates the text appended to the arena since `off`: UTF-8, `_xHHHH_`
@@ -735,7 +793,9 @@ pub(crate) fn finish_text(arena: &mut Vec<u8>, off: usize, max_chars: usize) -> 
     }
     let piece = arena.get(off..).unwrap_or_default();
     if piece.len() > max_chars {
-        let chars = std::str::from_utf8(piece).map(|s| s.chars().count()).unwrap_or(piece.len());
+        let chars = std::str::from_utf8(piece)
+            .map(|s| s.chars().count())
+            .unwrap_or(piece.len());
         if chars > max_chars {
             return Err(Error::limit(format!(
                 "string of {chars} characters exceeds the limit of {max_chars}"

@@ -92,9 +92,7 @@ pub fn next_tag(buf: &[u8], from: usize) -> Result<Option<Tag<'_>>, XmlError> {
             let name_start = start + 2;
             let gt = memchr(b'>', buf.get(name_start..).unwrap_or_default())
                 .ok_or(truncated(start, "unclosed end tag"))?;
-            let raw = buf
-                .get(name_start..name_start + gt)
-                .unwrap_or_default();
+            let raw = buf.get(name_start..name_start + gt).unwrap_or_default();
             let raw = crate::text::trim_xml_ws(raw);
             Ok(Some(Tag {
                 name: local_name(raw),
@@ -105,7 +103,8 @@ pub fn next_tag(buf: &[u8], from: usize) -> Result<Option<Tag<'_>>, XmlError> {
             }))
         }
         Some(b'?') => {
-            let close = memmem::find(after, b"?>").ok_or(truncated(start, "unclosed processing instruction"))?;
+            let close = memmem::find(after, b"?>")
+                .ok_or(truncated(start, "unclosed processing instruction"))?;
             Ok(Some(Tag {
                 name: &[],
                 kind: TagKind::Other,
@@ -127,7 +126,8 @@ pub fn next_tag(buf: &[u8], from: usize) -> Result<Option<Tag<'_>>, XmlError> {
                 }))
             } else if after.starts_with(b"![CDATA[") {
                 let body = after.get(8..).unwrap_or_default();
-                let close = memmem::find(body, b"]]>").ok_or(truncated(start, "unclosed CDATA section"))?;
+                let close =
+                    memmem::find(body, b"]]>").ok_or(truncated(start, "unclosed CDATA section"))?;
                 Ok(Some(Tag {
                     name: &[],
                     kind: TagKind::CData,
@@ -156,7 +156,11 @@ pub fn next_tag(buf: &[u8], from: usize) -> Result<Option<Tag<'_>>, XmlError> {
             let attrs_end = if empty { gt - 1 } else { gt };
             Ok(Some(Tag {
                 name: local_name(buf.get(name_start..name_end).unwrap_or_default()),
-                kind: if empty { TagKind::Empty } else { TagKind::Start },
+                kind: if empty {
+                    TagKind::Empty
+                } else {
+                    TagKind::Start
+                },
                 attrs: buf.get(name_end..attrs_end).unwrap_or_default(),
                 start,
                 end: gt + 1,
@@ -190,7 +194,10 @@ pub fn skip_element(buf: &[u8], from: usize, max_depth: u32) -> Result<usize, Xm
             _ => {}
         }
     }
-    Err(truncated(buf.len(), "element not closed before end of input"))
+    Err(truncated(
+        buf.len(),
+        "element not closed before end of input",
+    ))
 }
 
 /// Iterator over `(local name, raw value)` attribute pairs. Values are the
@@ -263,7 +270,14 @@ mod tests {
         let xml = br#"<c r="B2" s = '3' x:t="s"/>"#;
         let t = next_tag(xml, 0).unwrap().unwrap();
         let a: Vec<_> = t.attributes().collect();
-        assert_eq!(a, vec![(&b"r"[..], &b"B2"[..]), (&b"s"[..], &b"3"[..]), (&b"t"[..], &b"s"[..])]);
+        assert_eq!(
+            a,
+            vec![
+                (&b"r"[..], &b"B2"[..]),
+                (&b"s"[..], &b"3"[..]),
+                (&b"t"[..], &b"s"[..])
+            ]
+        );
     }
 
     #[test]

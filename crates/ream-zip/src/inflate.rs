@@ -194,6 +194,11 @@ impl<'a> EntryReader<'a> {
         }
     }
 
+    /// Compressed bytes consumed so far.
+    pub fn consumed(&self) -> u64 {
+        self.pos as u64
+    }
+
     /// Bytes produced so far.
     pub fn produced(&self) -> u64 {
         self.produced

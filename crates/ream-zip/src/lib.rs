@@ -158,6 +158,14 @@ impl std::fmt::Debug for Archive {
 }
 
 impl Archive {
+    /// Lets the OS drop the first `upto` compressed bytes of `e` from
+    /// memory (see [`Bytes::release`]); for streaming readers.
+    pub fn release(&self, e: &Entry, upto: u64) {
+        let start = usize::try_from(e.data_offset).unwrap_or(usize::MAX);
+        let end = usize::try_from(e.data_offset.saturating_add(upto)).unwrap_or(usize::MAX);
+        self.data.release(start, end);
+    }
+
     /// Parses the central directory of `data`.
     ///
     /// Finds the end-of-central-directory record within the last 65,557

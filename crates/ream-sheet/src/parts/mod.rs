@@ -6,8 +6,6 @@
 //! DTD (so no entity is ever expanded), limits element nesting and reports
 //! XML errors as [`Error::malformed`] with the part name and byte offset.
 
-
-
 pub(crate) mod comments;
 pub(crate) mod drawings;
 pub(crate) mod rels;

@@ -14,7 +14,6 @@ pub(crate) struct Styles {
     pub xf_date_kind: Vec<Option<DateKind>>,
 }
 
-
 /// Parses the styles part. Custom `<numFmts>` override built-in ids; a
 /// missing or garbled `numFmtId` counts as 0 (General). `cellStyleXfs` and
 /// `dxfs` are ignored.
@@ -67,9 +66,9 @@ pub(crate) fn parse_styles(xml: &[u8], part: &str, max_depth: u32) -> Result<Sty
 
 #[cfg(test)]
 mod tests {
-    use crate::styles_view::StyleView;
     use super::*;
     use crate::error::ErrorKind;
+    use crate::styles_view::StyleView;
 
     #[test]
     fn classifies_cell_formats() {
