@@ -186,6 +186,61 @@ pub(crate) fn format_date_kind(code: &str) -> Option<DateKind> {
     }
 }
 
+/// Days from 1970-01-01 to the civil date (inverse of `civil_from_days`).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = i64::from(if m > 2 { m - 3 } else { m + 9 });
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Parses an ISO 8601 `t="d"` cell value (`YYYY-MM-DD[THH:MM[:SS[.fff]]]`)
+/// into a serial of the workbook's date system.
+pub(crate) fn iso_to_serial(raw: &[u8], date_1904: bool) -> Option<f64> {
+    let s = std::str::from_utf8(raw).ok()?.trim();
+    let (date, time) = match s.split_once('T') {
+        Some((d, t)) => (d, Some(t)),
+        None => (s, None),
+    };
+    let mut it = date.split('-');
+    let y: i64 = it.next()?.parse().ok()?;
+    let m: u32 = it.next()?.parse().ok()?;
+    let d: u32 = it.next()?.parse().ok()?;
+    let month_days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if !(0..=9999).contains(&y) || d == 0 || d > month_days {
+        return None;
+    }
+    let mut secs = 0.0;
+    if let Some(t) = time {
+        let t = t.trim_end_matches('Z');
+        let mut parts = t.split(':');
+        let h: f64 = parts.next()?.parse().ok()?;
+        let mi: f64 = parts.next().unwrap_or("0").parse().ok()?;
+        let se: f64 = parts.next().unwrap_or("0").parse().ok()?;
+        if !(0.0..24.0).contains(&h) || !(0.0..60.0).contains(&mi) || !(0.0..61.0).contains(&se) {
+            return None;
+        }
+        secs = h * 3600.0 + mi * 60.0 + se;
+    }
+    let days = days_from_civil(y, m, d) as f64 + secs / 86_400.0;
+    let serial = if date_1904 {
+        days + 24_107.0
+    } else {
+        let s = days + 25_569.0;
+        if s < 61.0 { s - 1.0 } else { s }
+    };
+    Some(serial)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,49 +291,4 @@ mod tests {
         assert_eq!(builtin_date_kind(14), Some(DateKind::DateTime));
         assert_eq!(builtin_date_kind(2), None);
     }
-}
-
-/// Days from 1970-01-01 to the civil date (inverse of `civil_from_days`).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = i64::from(if m > 2 { m - 3 } else { m + 9 });
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Parses an ISO 8601 `t="d"` cell value (`YYYY-MM-DD[THH:MM[:SS[.fff]]]`)
-/// into a serial of the workbook's date system.
-pub(crate) fn iso_to_serial(raw: &[u8], date_1904: bool) -> Option<f64> {
-    let s = std::str::from_utf8(raw).ok()?.trim();
-    let (date, time) = match s.split_once('T') {
-        Some((d, t)) => (d, Some(t)),
-        None => (s, None),
-    };
-    let mut it = date.split('-');
-    let y: i64 = it.next()?.parse().ok()?;
-    let m: u32 = it.next()?.parse().ok()?;
-    let d: u32 = it.next()?.parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let mut secs = 0.0;
-    if let Some(t) = time {
-        let t = t.trim_end_matches('Z');
-        let mut parts = t.split(':');
-        let h: f64 = parts.next()?.parse().ok()?;
-        let mi: f64 = parts.next().unwrap_or("0").parse().ok()?;
-        let se: f64 = parts.next().unwrap_or("0").parse().ok()?;
-        secs = h * 3600.0 + mi * 60.0 + se;
-    }
-    let days = days_from_civil(y, m, d) as f64 + secs / 86_400.0;
-    let serial = if date_1904 {
-        days + 24_107.0
-    } else {
-        let s = days + 25_569.0;
-        if s < 61.0 { s - 1.0 } else { s }
-    };
-    Some(serial)
 }

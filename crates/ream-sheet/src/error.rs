@@ -13,8 +13,12 @@ pub struct Error {
     kind: ErrorKind,
     message: String,
     part: Option<String>,
+    sheet: Option<String>,
     cell: Option<(u32, u32)>,
     offset: Option<u64>,
+    /// Set when the input ended inside markup: a streaming caller may feed
+    /// more bytes and try again.
+    pub(crate) truncated: bool,
 }
 
 /// Result alias for this crate.
@@ -27,8 +31,10 @@ impl Error {
             kind,
             message: message.into(),
             part: None,
+            sheet: None,
             cell: None,
             offset: None,
+            truncated: false,
         }
     }
     /// Shorthand for [`ErrorKind::Malformed`].
@@ -43,6 +49,13 @@ impl Error {
     pub fn in_part(mut self, part: impl Into<String>) -> Error {
         if self.part.is_none() {
             self.part = Some(part.into());
+        }
+        self
+    }
+    /// Sets the sheet name (keeps an existing one).
+    pub fn in_sheet(mut self, sheet: impl Into<String>) -> Error {
+        if self.sheet.is_none() {
+            self.sheet = Some(sheet.into());
         }
         self
     }
@@ -72,6 +85,10 @@ impl Error {
     pub fn part(&self) -> Option<&str> {
         self.part.as_deref()
     }
+    /// The name of the sheet the error happened in, if known.
+    pub fn sheet(&self) -> Option<&str> {
+        self.sheet.as_deref()
+    }
     /// The cell (0-based row, col), if known.
     pub fn cell(&self) -> Option<(u32, u32)> {
         self.cell
@@ -85,8 +102,11 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.kind)?;
-        if let Some(p) = &self.part {
-            write!(f, " in {p}")?;
+        match (&self.sheet, &self.part) {
+            (Some(s), Some(p)) => write!(f, " in sheet '{s}' ({p})")?,
+            (Some(s), None) => write!(f, " in sheet '{s}'")?,
+            (None, Some(p)) => write!(f, " in {p}")?,
+            (None, None) => {}
         }
         if let Some((r, c)) = self.cell {
             write!(f, " at cell {}", crate::model::cell_name(r, c))?;

@@ -106,7 +106,8 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         None => {
             return Err(Error::malformed(format!(
                 "missing workbook part {wb_part}: not an XLSX package"
-            )));
+            ))
+            .in_part(wb_part.clone()));
         }
     };
     let info = parse_workbook(&wb_xml, &wb_part, limits.max_xml_depth)?;
@@ -354,7 +355,7 @@ fn parse_one(
         limits: &opts.limits,
         date_1904: pkg.date_1904,
     };
-    let name = |e: Error| e.in_part(job.part.clone());
+    let name = |e: Error| e.in_part(job.part.clone()).in_sheet(job.name.clone());
     if entry.uncompressed_size <= ONE_SHOT_MAX {
         let t = Instant::now();
         if let Err(e) = pkg.archive.read_into(entry, buf) {

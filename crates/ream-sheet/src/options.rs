@@ -21,6 +21,10 @@ pub struct Limits {
     pub max_xml_depth: u32,
     /// Most ZIP entries. Default 100,000.
     pub max_zip_entries: u64,
+    /// Bytes of formula text stored per sheet, shared formulas expanded.
+    /// Default 1 GiB (a small file can otherwise expand one long shared
+    /// formula into every cell of a column).
+    pub max_formula_bytes: u64,
 }
 
 impl Default for Limits {
@@ -32,6 +36,7 @@ impl Default for Limits {
             max_string_chars: 32_767,
             max_xml_depth: 256,
             max_zip_entries: 100_000,
+            max_formula_bytes: 1 << 30,
         }
     }
 }

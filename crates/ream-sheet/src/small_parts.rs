@@ -106,9 +106,9 @@ impl PhaseC {
                 if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten()
                     && let Some(c) =
                         self.keep(parse_threaded_comments(&xml, &r.target, &persons, depth))
-                    {
-                        sheet.comments.extend(c);
-                    }
+                {
+                    sheet.comments.extend(c);
+                }
             }
         } else {
             for r in rels
@@ -116,9 +116,10 @@ impl PhaseC {
                 .filter(|r| type_is(r, "comments") && !r.external)
             {
                 if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten()
-                    && let Some(c) = self.keep(parse_comments(&xml, &r.target, depth)) {
-                        sheet.comments.extend(c);
-                    }
+                    && let Some(c) = self.keep(parse_comments(&xml, &r.target, depth))
+                {
+                    sheet.comments.extend(c);
+                }
             }
         }
         sheet.comments.sort_by_key(|c| (c.row, c.col));
@@ -127,9 +128,10 @@ impl PhaseC {
                 continue;
             };
             if let Some(xml) = self.keep(read_part(archive, &r.target)).flatten()
-                && let Some(t) = self.keep(parse_table(&xml, &r.target, depth)) {
-                    sheet.tables.push(t);
-                }
+                && let Some(t) = self.keep(parse_table(&xml, &r.target, depth))
+            {
+                sheet.tables.push(t);
+            }
         }
         if let Some(r) = extras
             .drawing_rid

@@ -26,12 +26,15 @@ enum Phase {
 
 #[derive(Debug, Clone, Copy)]
 struct SharedMaster {
-    si: u32,
     row: u32,
     col: u32,
     off: u32,
     len: u32,
 }
+
+/// Largest shared-formula index accepted (`si`); masters are kept in a
+/// vector indexed by it.
+const MAX_SHARED_SI: usize = 1 << 20;
 
 /// Everything a worksheet parser reads but does not own.
 #[derive(Clone, Copy)]
@@ -66,10 +69,36 @@ pub(crate) struct SheetParser<'a> {
     row: u32,
     next_row: u32,
     next_col: u32,
-    shared: Vec<SharedMaster>,
+    /// Shared-formula masters indexed by `si` (O(1) lookup).
+    shared: Vec<Option<SharedMaster>>,
+    /// Bytes of formula text written for this sheet.
+    formula_bytes: u64,
     /// Reused buffer for shared-formula expansion.
     scratch: Vec<u8>,
     row_end: memmem::FinderRev<'static>,
+    /// State after the last complete row (block mode rolls back to it when
+    /// a block ends inside markup that merely looked like a row end).
+    checkpoint: Checkpoint,
+    /// Where to resume searching for a row end in a buffer that has not
+    /// been consumed yet (keeps block mode linear).
+    scan_from: usize,
+    /// Element depth in the head, and whether the root element was closed.
+    head_depth: u32,
+    root_closed: bool,
+}
+
+/// Lengths of everything a row appends to, taken at a row end.
+#[derive(Debug, Clone, Copy, Default)]
+struct Checkpoint {
+    pos: usize,
+    cells: usize,
+    arena: usize,
+    formulas: usize,
+    hidden: usize,
+    formula_bytes: u64,
+    row: u32,
+    next_row: u32,
+    next_col: u32,
 }
 
 fn xml_err(e: XmlError, base: u64) -> Error {
@@ -82,6 +111,7 @@ fn xml_err(e: XmlError, base: u64) -> Error {
     if e.message.starts_with("XML nesting") {
         err = Error::limit(e.message).at_offset(base + e.offset as u64);
     }
+    err.truncated = e.truncated;
     err
 }
 
@@ -103,8 +133,13 @@ impl<'a> SheetParser<'a> {
             next_row: 0,
             next_col: 0,
             shared: Vec::new(),
+            formula_bytes: 0,
             scratch: Vec::new(),
             row_end: memmem::FinderRev::new(b"row>"),
+            checkpoint: Checkpoint::default(),
+            scan_from: 0,
+            head_depth: 0,
+            root_closed: false,
         }
     }
 
@@ -144,8 +179,19 @@ impl<'a> SheetParser<'a> {
     /// Ends parsing and returns the sheet.
     pub fn finish(mut self) -> Result<ParsedSheet> {
         if self.phase == Phase::Head {
-            // No <sheetData>: an empty sheet (the head is the whole part).
+            // No <sheetData>: an empty sheet, if the root element closed.
+            if !self.root_closed {
+                return Err(Error::malformed(
+                    "the worksheet ends before its root element is closed (the part ends early)",
+                )
+                .at_offset(self.base));
+            }
             self.phase = Phase::Done;
+        } else if self.phase == Phase::Tail && !ends_with_end_tag(&self.tail) {
+            return Err(Error::malformed(
+                "the worksheet ends after <sheetData> without closing its root element (the part ends early)",
+            )
+            .at_offset(self.base));
         } else if self.phase == Phase::Data {
             return Err(
                 Error::malformed("<sheetData> is not closed (the part ends early)")
@@ -166,7 +212,6 @@ impl<'a> SheetParser<'a> {
 
     fn feed_head(&mut self, buf: &[u8], eof: bool) -> Result<usize> {
         let mut pos = 0;
-        let mut depth: u32 = 0;
         loop {
             let tag = match next_tag(buf, pos) {
                 Ok(Some(t)) => t,
@@ -183,8 +228,8 @@ impl<'a> SheetParser<'a> {
             };
             match tag.kind {
                 TagKind::Start => {
-                    depth += 1;
-                    if depth > self.ctx.limits.max_xml_depth {
+                    self.head_depth += 1;
+                    if self.head_depth > self.ctx.limits.max_xml_depth {
                         return Err(Error::limit(format!(
                             "XML nesting deeper than {} levels",
                             self.ctx.limits.max_xml_depth
@@ -192,7 +237,13 @@ impl<'a> SheetParser<'a> {
                         .at_offset(self.base + tag.start as u64));
                     }
                 }
-                TagKind::End => depth = depth.saturating_sub(1),
+                TagKind::End => {
+                    self.head_depth = self.head_depth.saturating_sub(1);
+                    if self.head_depth == 0 {
+                        self.root_closed = true;
+                    }
+                }
+                TagKind::Empty if self.head_depth == 0 => self.root_closed = true,
                 _ => {}
             }
             if tag.name == b"dimension" {
@@ -238,12 +289,62 @@ impl<'a> SheetParser<'a> {
         let limit = if eof {
             buf.len()
         } else {
-            match self.last_row_end(buf) {
-                Some(end) => end,
-                None => return Ok(0),
+            let from = self.scan_from.saturating_sub(16).min(buf.len());
+            match self.last_row_end(buf.get(from..).unwrap_or_default()) {
+                Some(end) => from + end,
+                None => {
+                    self.scan_from = buf.len();
+                    return Ok(0);
+                }
             }
         };
+        self.scan_from = 0;
+        self.checkpoint = self.take_checkpoint(0);
         let slice = buf.get(..limit).unwrap_or_default();
+        match self.data_rows(slice, limit) {
+            Err(e) if e.truncated && !eof => {
+                // The cut fell inside a comment or CDATA that merely
+                // contained `</row>`: roll back to the last real row end and
+                // wait for more bytes.
+                let cp = self.checkpoint;
+                self.rollback(cp);
+                if cp.pos == 0 {
+                    self.scan_from = buf.len();
+                }
+                Ok(cp.pos)
+            }
+            other => other,
+        }
+    }
+
+    fn take_checkpoint(&self, pos: usize) -> Checkpoint {
+        Checkpoint {
+            pos,
+            cells: self.store.cells.len(),
+            arena: self.store.arena.len(),
+            formulas: self.store.formulas.len(),
+            hidden: self.hidden_rows.len(),
+            formula_bytes: self.formula_bytes,
+            row: self.row,
+            next_row: self.next_row,
+            next_col: self.next_col,
+        }
+    }
+
+    fn rollback(&mut self, cp: Checkpoint) {
+        self.store.cells.truncate(cp.cells);
+        self.store.arena.truncate(cp.arena);
+        self.store.formulas.truncate(cp.formulas);
+        self.hidden_rows.truncate(cp.hidden);
+        self.formula_bytes = cp.formula_bytes;
+        self.row = cp.row;
+        self.next_row = cp.next_row;
+        self.next_col = cp.next_col;
+    }
+
+    /// Parses rows in `slice` (all of it complete unless `limit` is the
+    /// buffer end at EOF); returns the bytes consumed.
+    fn data_rows(&mut self, slice: &[u8], limit: usize) -> Result<usize> {
         let mut pos = 0;
         loop {
             // Fast path: an unprefixed `<c ...>` is parsed without the
@@ -258,6 +359,7 @@ impl<'a> SheetParser<'a> {
                     }
                     Some(b"/ro") if slice.get(lt + 4..lt + 6) == Some(b"w>") => {
                         pos = lt + 6;
+                        self.checkpoint = self.take_checkpoint(pos);
                         continue;
                     }
                     Some(b"row") if slice.get(lt + 4) == Some(&b' ') => {
@@ -280,7 +382,13 @@ impl<'a> SheetParser<'a> {
                 (b"c", TagKind::Start | TagKind::Empty) => {
                     pos = self.cell(slice, &tag)?;
                 }
-                (b"row", TagKind::Start | TagKind::Empty) => self.row_start(&tag)?,
+                (b"row", TagKind::Start | TagKind::Empty) => {
+                    self.row_start(&tag)?;
+                    if tag.kind == TagKind::Empty {
+                        self.checkpoint = self.take_checkpoint(pos);
+                    }
+                }
+                (b"row", TagKind::End) => self.checkpoint = self.take_checkpoint(pos),
                 (b"sheetData", TagKind::End) => {
                     self.phase = Phase::Tail;
                     return Ok(pos);
@@ -397,6 +505,14 @@ impl<'a> SheetParser<'a> {
             row = r;
             col = c;
         }
+        if row > crate::refs::MAX_ROW || col > crate::refs::MAX_COL {
+            return Err(Error::malformed(format!(
+                "cell at row {} column {} lies beyond Excel's grid (1,048,576 rows x 16,384 columns)",
+                u64::from(row) + 1,
+                u64::from(col) + 1
+            ))
+            .at_offset(self.base + head.start as u64));
+        }
         self.next_col = col.saturating_add(1);
         if row != self.row {
             self.row = row;
@@ -410,36 +526,39 @@ impl<'a> SheetParser<'a> {
         let mut fast_formula: Option<(usize, usize)> = None;
         if buf.get(vtag..vtag + 3) == Some(b"<f>")
             && let Some(fend) = find_lt(buf, vtag + 3)
-                && buf.get(fend..fend + 4) == Some(b"</f>") {
-                    fast_formula = Some((vtag + 3, fend));
-                    vtag = fend + 4;
-                }
+            && buf.get(fend..fend + 4) == Some(b"</f>")
+        {
+            fast_formula = Some((vtag + 3, fend));
+            vtag = fend + 4;
+        }
         if let Some(rest) = buf.get(vtag..)
-            && rest.starts_with(b"<v>") {
-                let vstart = vtag + 3;
-                if let Some(vend) = find_lt(buf, vstart)
-                    && buf.get(vend..vend + 8) == Some(b"</v></c>") {
-                        let raw = buf.get(vstart..vend);
-                        let at = self.base + head.start as u64;
-                        let decoded = self
-                            .decode_value(t, raw, None, style)
-                            .map_err(|e| e.at_cell(row, col).at_offset(at))?;
-                        if let Some((tag_code, mut aux, bits)) = decoded {
-                            if let Some((fs, fe)) = fast_formula {
-                                let text = buf.get(fs..fe).unwrap_or_default();
-                                if self
-                                    .plain_formula(text, row, col)
-                                    .map_err(|e| e.at_cell(row, col).at_offset(at))?
-                                {
-                                    aux |= AUX_FORMULA;
-                                }
-                            }
-                            self.push_cell(row, col, tag_code, aux, bits)
-                                .map_err(|e| e.at_cell(row, col).at_offset(at))?;
+            && rest.starts_with(b"<v>")
+        {
+            let vstart = vtag + 3;
+            if let Some(vend) = find_lt(buf, vstart)
+                && buf.get(vend..vend + 8) == Some(b"</v></c>")
+            {
+                let raw = buf.get(vstart..vend);
+                let at = self.base + head.start as u64;
+                let decoded = self
+                    .decode_value(t, raw, None, style)
+                    .map_err(|e| e.at_cell(row, col).at_offset(at))?;
+                if let Some((tag_code, mut aux, bits)) = decoded {
+                    if let Some((fs, fe)) = fast_formula {
+                        let text = buf.get(fs..fe).unwrap_or_default();
+                        if self
+                            .plain_formula(text, row, col)
+                            .map_err(|e| e.at_cell(row, col).at_offset(at))?
+                        {
+                            aux |= AUX_FORMULA;
                         }
-                        return Ok(vend + 8);
                     }
+                    self.push_cell(row, col, tag_code, aux, bits)
+                        .map_err(|e| e.at_cell(row, col).at_offset(at))?;
+                }
+                return Ok(vend + 8);
             }
+        }
         let tag = CellTagPos {
             start: head.start,
             end: head.end,
@@ -467,15 +586,15 @@ impl<'a> SheetParser<'a> {
                 (b"f", TagKind::Start | TagKind::Empty) => {
                     has_formula = self.formula(buf, &child, row, col).map_err(here)?;
                     if child.kind == TagKind::Start {
-                        pos = skip_element(buf, pos, 2)
+                        pos = skip_element(buf, pos, self.ctx.limits.max_xml_depth)
                             .map_err(|e| here(xml_err(e, at - tag.start as u64)))?;
                     }
                 }
                 (b"is", TagKind::Start) => {
                     let off = self.store.arena.len();
                     pos = self.inline_text(buf, pos).map_err(here)?;
-                    let len = self.store.arena.len() - off;
                     self.check_text(off).map_err(here)?;
+                    let len = self.store.arena.len() - off;
                     inline = Some((off as u32, len as u32));
                 }
                 (_, TagKind::Start) => {
@@ -585,10 +704,23 @@ impl<'a> SheetParser<'a> {
                     None => (T_ERROR, CellError::Value.code(), 0),
                 }
             }
-            (b"d", Some(raw), _) => match crate::dates::iso_to_serial(raw, self.ctx.date_1904) {
-                Some(serial) => (T_DATE, 0, serial.to_bits()),
-                None => return Ok(None),
-            },
+            (b"d", Some(raw), _) => {
+                let raw = ream_xml::trim_xml_ws(raw);
+                if raw.is_empty() {
+                    return Ok(None);
+                }
+                match crate::dates::iso_to_serial(raw, self.ctx.date_1904) {
+                    Some(serial) => (T_DATE, 0, serial.to_bits()),
+                    None => {
+                        return Err(Error::malformed(format!(
+                            "bad ISO 8601 date '{}'",
+                            String::from_utf8_lossy(
+                                raw.get(..raw.len().min(40)).unwrap_or_default()
+                            )
+                        )));
+                    }
+                }
+            }
             (_, Some(raw), _) => {
                 let raw = ream_xml::trim_xml_ws(raw);
                 if raw.is_empty() {
@@ -608,6 +740,18 @@ impl<'a> SheetParser<'a> {
         }))
     }
 
+    /// Counts formula bytes against `max_formula_bytes`.
+    fn charge_formula(&mut self, len: usize) -> Result<()> {
+        self.formula_bytes += len as u64;
+        if self.formula_bytes > self.ctx.limits.max_formula_bytes {
+            return Err(Error::limit(format!(
+                "formula text of this sheet exceeds {} bytes (shared formulas expanded)",
+                self.ctx.limits.max_formula_bytes
+            )));
+        }
+        Ok(())
+    }
+
     /// Records a plain (not shared) formula's raw text for (row, col).
     fn plain_formula(&mut self, text: &[u8], row: u32, col: u32) -> Result<bool> {
         if text.is_empty() {
@@ -617,6 +761,7 @@ impl<'a> SheetParser<'a> {
         ream_xml::unescape_into(text, &mut self.store.arena).map_err(|e| xml_err(e, self.base))?;
         self.check_text(off)?;
         let len = self.store.arena.len() - off;
+        self.charge_formula(len)?;
         self.store.formulas.push(FormulaRec {
             row,
             col,
@@ -651,16 +796,26 @@ impl<'a> SheetParser<'a> {
             self.check_text(off)?;
             let len = (self.store.arena.len() - off) as u32;
             if let (true, Some(si)) = (shared, si) {
-                self.shared.push(SharedMaster {
-                    si,
-                    row,
-                    col,
-                    off: off as u32,
-                    len,
-                });
+                let slot = si as usize;
+                if slot > MAX_SHARED_SI {
+                    return Err(Error::limit(format!(
+                        "shared formula index {si} exceeds {MAX_SHARED_SI}"
+                    )));
+                }
+                if self.shared.len() <= slot {
+                    self.shared.resize(slot + 1, None);
+                }
+                if let Some(s) = self.shared.get_mut(slot) {
+                    *s = Some(SharedMaster {
+                        row,
+                        col,
+                        off: off as u32,
+                        len,
+                    });
+                }
             }
         } else if let (true, Some(si)) = (shared, si) {
-            let Some(m) = self.shared.iter().rev().find(|m| m.si == si).copied() else {
+            let Some(m) = self.shared.get(si as usize).copied().flatten() else {
                 return Ok(false);
             };
             let (start, end) = (m.off as usize, (m.off + m.len) as usize);
@@ -674,6 +829,7 @@ impl<'a> SheetParser<'a> {
             return Ok(false);
         }
         let len = self.store.arena.len() - off;
+        self.charge_formula(len)?;
         self.store.formulas.push(FormulaRec {
             row,
             col,
@@ -873,7 +1029,8 @@ pub(crate) fn parse_number(b: &[u8]) -> Option<f64> {
         return Some(if neg { -f } else { f });
     }
     let v: f64 = fast_float2::parse(b).ok()?;
-    Some(v)
+    // NaN and infinities are not numbers a cell can hold.
+    v.is_finite().then_some(v)
 }
 
 /// Where a cell's start tag lies.
@@ -968,4 +1125,25 @@ fn parse_cell_start(buf: &[u8], lt: usize) -> Option<CellHead<'_>> {
         }
         i = j + 1;
     }
+}
+
+/// True when `tail` (the part after `</sheetData>`) closes the root
+/// element, i.e. the part is not cut short.
+fn ends_with_end_tag(tail: &[u8]) -> bool {
+    let mut depth: i64 = 1;
+    let mut pos = 0;
+    while let Ok(Some(tag)) = next_tag(tail, pos) {
+        pos = tag.end;
+        match tag.kind {
+            TagKind::Start => depth += 1,
+            TagKind::End => {
+                depth -= 1;
+                if depth == 0 {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }

@@ -14,12 +14,14 @@ pub fn typed_workbook() -> Vec<u8> {
     ws.write_number(0, 0, 1.5).unwrap();
     ws.write_string(0, 1, "shared & <escaped>").unwrap();
     ws.write_boolean(0, 2, true).unwrap();
-    ws.write_formula(0, 3, Formula::new("=1/0").set_result("#DIV/0!")).unwrap();
+    ws.write_formula(0, 3, Formula::new("=1/0").set_result("#DIV/0!"))
+        .unwrap();
     let d = ExcelDateTime::from_ymd(2024, 2, 29).unwrap();
     ws.write_datetime_with_format(1, 0, &d, &date).unwrap();
     ws.write_number_with_format(1, 1, 0.75, &time).unwrap();
     ws.write_number_with_format(1, 2, 1.5, &dur).unwrap();
-    ws.write_formula(2, 0, Formula::new("=A1*2").set_result("3")).unwrap();
+    ws.write_formula(2, 0, Formula::new("=A1*2").set_result("3"))
+        .unwrap();
     ws.write_string(3, 5, "far").unwrap();
     ws.write_number(4, 0, -42.0).unwrap();
     let ws2 = wb.add_worksheet();
@@ -38,12 +40,17 @@ fn reads_every_type() {
     assert_eq!(wb.sheets().len(), 2);
     let s = wb.sheet_by_name("Typed").unwrap();
     assert_eq!(s.get(0, 0).unwrap().value, Value::Number(1.5));
-    assert_eq!(s.get(0, 1).unwrap().value, Value::String("shared & <escaped>"));
+    assert_eq!(
+        s.get(0, 1).unwrap().value,
+        Value::String("shared & <escaped>")
+    );
     assert_eq!(s.get(0, 2).unwrap().value, Value::Bool(true));
     let err = s.get(0, 3).unwrap();
     assert_eq!(err.value, Value::Error(CellError::Div0));
     assert_eq!(err.formula, Some("1/0"));
-    let Value::DateTime(d) = s.get(1, 0).unwrap().value else { panic!("not a date") };
+    let Value::DateTime(d) = s.get(1, 0).unwrap().value else {
+        panic!("not a date")
+    };
     assert_eq!(d.to_iso(), "2024-02-29");
     assert_eq!(s.get(1, 1).unwrap().value.type_name(), "time");
     assert_eq!(s.get(1, 2).unwrap().value.type_name(), "duration");

@@ -3,6 +3,8 @@
 //!
 //! Tests that fail because of a library bug are `#[ignore = "BUG: ..."]`.
 
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+
 use crate::zipkit::*;
 use ream_sheet::{Error, ErrorKind, Limits, OpenOptions, Value, Workbook};
 
@@ -42,7 +44,10 @@ fn check(e: &Error, kind: ErrorKind, part: Option<&str>, needle: &str) {
     assert_eq!(e.kind(), kind, "{e}");
     assert_eq!(e.part(), part, "{e}");
     let msg = e.message().to_lowercase();
-    assert!(msg.contains(&needle.to_lowercase()), "message lacks {needle:?}: {e}");
+    assert!(
+        msg.contains(&needle.to_lowercase()),
+        "message lacks {needle:?}: {e}"
+    );
 }
 
 fn limits() -> Limits {
@@ -90,7 +95,11 @@ fn bad_crc_names_the_part() {
 fn declared_size_bigger_than_the_data() {
     let xml = sheet(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#);
     let n = xml.len() as u64;
-    let e = fail(Zip::minimal(&xml, None).with(SHEET, |e| e.size = Some(n + 10)).build());
+    let e = fail(
+        Zip::minimal(&xml, None)
+            .with(SHEET, |e| e.size = Some(n + 10))
+            .build(),
+    );
     check(&e, ErrorKind::Malformed, Some(SHEET), "declared size");
     assert!(e.offset().is_some());
 }
@@ -99,7 +108,11 @@ fn declared_size_bigger_than_the_data() {
 fn declared_size_smaller_than_the_data() {
     let xml = sheet(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#);
     let n = xml.len() as u64;
-    let e = fail(Zip::minimal(&xml, None).with(SHEET, |e| e.size = Some(n - 10)).build());
+    let e = fail(
+        Zip::minimal(&xml, None)
+            .with(SHEET, |e| e.size = Some(n - 10))
+            .build(),
+    );
     check(&e, ErrorKind::Malformed, Some(SHEET), "declared size");
 }
 
@@ -112,21 +125,42 @@ fn stored_entry_with_lying_size() {
             e.stored = true;
             e.size = Some(lie);
         });
-        check(&fail(zip.build()), ErrorKind::Malformed, Some(SHEET), "declared size");
+        check(
+            &fail(zip.build()),
+            ErrorKind::Malformed,
+            Some(SHEET),
+            "declared size",
+        );
     }
     // Stored and honest: fine.
     let ok = Zip::minimal(&xml, None).with(SHEET, |e| e.stored = true);
-    assert_eq!(cells(&open(ok.build()).unwrap()), [(0, 0, "Number(1.0)".into())]);
+    assert_eq!(
+        cells(&open(ok.build()).unwrap()),
+        [(0, 0, "Number(1.0)".into())]
+    );
 }
 
 #[test]
 fn declared_compressed_size_lies() {
     let xml = sheet(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#);
     // Bigger: the data would run into the next entry / the directory.
-    let e = fail(Zip::minimal(&xml, None).with(SHEET, |e| e.csize = Some(1 << 20)).build());
-    check(&e, ErrorKind::Malformed, Some(SHEET), "past the central directory");
+    let e = fail(
+        Zip::minimal(&xml, None)
+            .with(SHEET, |e| e.csize = Some(1 << 20))
+            .build(),
+    );
+    check(
+        &e,
+        ErrorKind::Malformed,
+        Some(SHEET),
+        "past the central directory",
+    );
     // Smaller: the deflate stream is cut short.
-    let e = fail(Zip::minimal(&xml, None).with(SHEET, |e| e.csize = Some(5)).build());
+    let e = fail(
+        Zip::minimal(&xml, None)
+            .with(SHEET, |e| e.csize = Some(5))
+            .build(),
+    );
     assert_eq!(e.kind(), ErrorKind::Malformed, "{e}");
     assert_eq!(e.part(), Some(SHEET), "{e}");
 }
@@ -135,18 +169,33 @@ fn declared_compressed_size_lies() {
 fn garbage_deflate_data() {
     let xml = sheet("");
     let zip = Zip::minimal(&xml, None).with(SHEET, |e| e.raw = Some(vec![0xFF; 64]));
-    check(&fail(zip.build()), ErrorKind::Malformed, Some(SHEET), "deflate");
+    check(
+        &fail(zip.build()),
+        ErrorKind::Malformed,
+        Some(SHEET),
+        "deflate",
+    );
 }
 
 #[test]
 fn unsupported_compression_method_and_encrypted_entry() {
     let xml = sheet("");
-    let mut bytes = Zip::minimal(&xml, None).with(SHEET, |e| e.stored = true).build();
+    let mut bytes = Zip::minimal(&xml, None)
+        .with(SHEET, |e| e.stored = true)
+        .build();
     // Patch the method (stored, 0) of the sheet's central entry to 14 (LZMA).
     let name = SHEET.as_bytes();
-    let cd = (0..bytes.len() - 4).rev().find(|&i| bytes[i..].starts_with(b"PK\x01\x02") && bytes[i + 46..].starts_with(name)).unwrap();
+    let cd = (0..bytes.len() - 4)
+        .rev()
+        .find(|&i| bytes[i..].starts_with(b"PK\x01\x02") && bytes[i + 46..].starts_with(name))
+        .unwrap();
     bytes[cd + 10] = 14;
-    check(&fail(bytes), ErrorKind::Unsupported, Some(SHEET), "compression method 14");
+    check(
+        &fail(bytes),
+        ErrorKind::Unsupported,
+        Some(SHEET),
+        "compression method 14",
+    );
     let enc = Zip::minimal(&xml, None).with(SHEET, |e| e.flags = 1);
     let e = fail(enc.build());
     assert_eq!(e.kind(), ErrorKind::Encrypted, "{e}");
@@ -172,7 +221,14 @@ fn zip_bomb_over_the_ratio_limit() {
         max_inflate_ratio: 1_000_000,
         ..limits()
     };
-    assert_eq!(open_limits(bytes, loose).unwrap().sheet(0).unwrap().cell_count(), 50_000);
+    assert_eq!(
+        open_limits(bytes, loose)
+            .unwrap()
+            .sheet(0)
+            .unwrap()
+            .cell_count(),
+        50_000
+    );
 }
 
 #[test]
@@ -183,7 +239,9 @@ fn zip_bomb_over_the_inflated_bytes_budget() {
         .lit(b"<worksheet><sheetData>")
         .run(b' ', 256 << 20)
         .lit(b"</sheetData></worksheet>");
-    let zip = Zip::minimal("", None).remove(SHEET).push(Entry::rle(SHEET, rle));
+    let zip = Zip::minimal("", None)
+        .remove(SHEET)
+        .push(Entry::rle(SHEET, rle));
     let small = Limits {
         max_inflated_bytes: 64 << 20,
         ..limits()
@@ -197,7 +255,9 @@ fn one_part_listed_as_many_sheets_is_charged_each_time() {
     // 200 sheets all pointing at one 1 MiB part: 200 MiB from a tiny file.
     let mut wb = String::from(r#"<workbook xmlns:r="r"><sheets>"#);
     for i in 0..200 {
-        wb.push_str(&format!(r#"<sheet name="S{i}" sheetId="{i}" r:id="rId1"/>"#));
+        wb.push_str(&format!(
+            r#"<sheet name="S{i}" sheetId="{i}" r:id="rId1"/>"#
+        ));
     }
     wb.push_str("</sheets></workbook>");
     let big = sheet(&format!("<row>{}</row>", " ".repeat(1 << 20)));
@@ -213,7 +273,9 @@ fn one_part_listed_as_many_sheets_is_charged_each_time() {
 #[test]
 fn bomb_declaring_a_small_size_stops_at_that_size() {
     // 64 MiB of spaces declared as 4 KiB: inflating stops at 4 KiB.
-    let rle = Rle::new().lit(b"<worksheet><sheetData>").run(b' ', 64 << 20);
+    let rle = Rle::new()
+        .lit(b"<worksheet><sheetData>")
+        .run(b' ', 64 << 20);
     let zip = Zip::minimal("", None)
         .remove(SHEET)
         .push(Entry::rle(SHEET, rle))
@@ -231,16 +293,29 @@ fn overlapping_entries() {
     let mut twin = Entry::new("xl/worksheets/sheet2.xml", xml.as_bytes());
     twin.header_of = Some(i);
     zip = zip.push(twin);
-    check(&fail(zip.build()), ErrorKind::Malformed, Some("xl/worksheets/sheet2.xml"), "overlap");
+    check(
+        &fail(zip.build()),
+        ErrorKind::Malformed,
+        Some("xl/worksheets/sheet2.xml"),
+        "overlap",
+    );
 }
 
 #[test]
 fn local_header_offset_out_of_bounds_or_wrong() {
     let xml = sheet("");
-    let e = fail(Zip::minimal(&xml, None).with(SHEET, |e| e.header_offset = Some(0x00FF_FFFF)).build());
+    let e = fail(
+        Zip::minimal(&xml, None)
+            .with(SHEET, |e| e.header_offset = Some(0x00FF_FFFF))
+            .build(),
+    );
     check(&e, ErrorKind::Malformed, Some(SHEET), "out of bounds");
     // Pointing at the middle of the first entry: no local header there.
-    let e = fail(Zip::minimal(&xml, None).with(SHEET, |e| e.header_offset = Some(7)).build());
+    let e = fail(
+        Zip::minimal(&xml, None)
+            .with(SHEET, |e| e.header_offset = Some(7))
+            .build(),
+    );
     check(&e, ErrorKind::Malformed, Some(SHEET), "local file header");
 }
 
@@ -249,11 +324,21 @@ fn duplicate_entry_names() {
     let xml = sheet(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#);
     let other = sheet(r#"<row r="1"><c r="A1"><v>2</v></c></row>"#);
     let dup = Zip::minimal(&xml, None).push(Entry::new(SHEET, other.as_bytes()));
-    check(&fail(dup.build()), ErrorKind::Malformed, Some(SHEET), "duplicate");
+    check(
+        &fail(dup.build()),
+        ErrorKind::Malformed,
+        Some(SHEET),
+        "duplicate",
+    );
     // The same name spelled with backslashes and a leading slash.
     let alias = r"/xl\worksheets\sheet1.xml";
     let dup = Zip::minimal(&xml, None).push(Entry::new(alias, other.as_bytes()));
-    check(&fail(dup.build()), ErrorKind::Malformed, Some(alias), "duplicate");
+    check(
+        &fail(dup.build()),
+        ErrorKind::Malformed,
+        Some(alias),
+        "duplicate",
+    );
 }
 
 #[test]
@@ -275,11 +360,16 @@ fn too_many_zip_entries() {
 #[test]
 fn missing_workbook_part() {
     let zip = Zip::minimal(&sheet(""), None).remove(WORKBOOK);
-    check(&fail(zip.build()), ErrorKind::Malformed, None, "missing workbook part xl/workbook.xml");
+    check(
+        &fail(zip.build()),
+        ErrorKind::Malformed,
+        Some(WORKBOOK),
+        "missing workbook part xl/workbook.xml",
+    );
 }
 
 #[test]
-#[ignore = "BUG: a missing workbook part is not named in Error::part() (a missing sheet part is)"]
+
 fn missing_workbook_part_is_named_in_part() {
     let zip = Zip::minimal(&sheet(""), None).remove(WORKBOOK);
     assert_eq!(fail(zip.build()).part(), Some(WORKBOOK));
@@ -288,8 +378,16 @@ fn missing_workbook_part_is_named_in_part() {
 #[test]
 fn zip_that_is_not_a_workbook() {
     let e = fail(xlsx(&[("readme.txt", "hello")]));
-    check(&e, ErrorKind::Malformed, None, "not an XLSX package");
-    let ods = xlsx(&[("mimetype", "application/vnd.oasis.opendocument.spreadsheet"), ("content.xml", "<x/>")]);
+    check(
+        &e,
+        ErrorKind::Malformed,
+        Some(WORKBOOK),
+        "not an XLSX package",
+    );
+    let ods = xlsx(&[
+        ("mimetype", "application/vnd.oasis.opendocument.spreadsheet"),
+        ("content.xml", "<x/>"),
+    ]);
     check(&fail(ods), ErrorKind::Unsupported, None, "ODS");
 }
 
@@ -311,7 +409,12 @@ fn sheet_without_a_relationship() {
 #[test]
 fn shared_string_cell_without_shared_strings() {
     let e = rows_err(r#"<row r="2"><c r="B2" t="s"><v>0</v></c></row>"#);
-    check(&e, ErrorKind::Malformed, Some(SHEET), "shared string index 0");
+    check(
+        &e,
+        ErrorKind::Malformed,
+        Some(SHEET),
+        "shared string index 0",
+    );
     assert_eq!(e.cell(), Some((1, 1)));
 }
 
@@ -319,7 +422,12 @@ fn shared_string_cell_without_shared_strings() {
 fn shared_string_index_out_of_range() {
     let xml = sheet(r#"<row r="3"><c r="C3" t="s"><v>7</v></c></row>"#);
     let e = fail(minimal_sst(&xml, &sst(&["a", "b"])));
-    check(&e, ErrorKind::Malformed, Some(SHEET), "index 7 out of range");
+    check(
+        &e,
+        ErrorKind::Malformed,
+        Some(SHEET),
+        "index 7 out of range",
+    );
     assert_eq!(e.cell(), Some((2, 2)));
     assert!(e.offset().is_some());
     // Slow path (a formula before the value) names the cell too.
@@ -329,16 +437,71 @@ fn shared_string_index_out_of_range() {
     // Not a number at all.
     let xml = sheet(r#"<row r="3"><c r="C3" t="s"><v>-1</v></c></row>"#);
     let e = fail(minimal_sst(&xml, &sst(&["a"])));
-    check(&e, ErrorKind::Malformed, Some(SHEET), "bad shared string index '-1'");
+    check(
+        &e,
+        ErrorKind::Malformed,
+        Some(SHEET),
+        "bad shared string index '-1'",
+    );
+}
+
+#[test]
+fn the_broken_sheet_of_many_is_named_on_every_thread_count() {
+    let good = sheet(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#);
+    let bad = sheet(r#"<row r="1"><c r="A1"><v>1</v></c><c r="B1" t="b"><v>7</v></c></row>"#);
+    let mut wb = String::from(r#"<workbook xmlns:r="r"><sheets>"#);
+    let mut rels = String::from("<Relationships>");
+    let mut zip = Zip::minimal(&good, None);
+    for i in 1..=6 {
+        wb.push_str(&format!(
+            r#"<sheet name="S{i}" sheetId="{i}" r:id="rId{i}"/>"#
+        ));
+        rels.push_str(&format!(
+            r#"<Relationship Id="rId{i}" Type="x/worksheet" Target="worksheets/s{i}.xml"/>"#
+        ));
+        // Sheets 4 and 6 are broken; the error must always be sheet 4's.
+        zip = zip.set(
+            &format!("xl/worksheets/s{i}.xml"),
+            if i % 2 == 0 && i > 2 {
+                bad.clone()
+            } else {
+                good.clone()
+            },
+        );
+    }
+    wb.push_str("</sheets></workbook>");
+    rels.push_str("</Relationships>");
+    let bytes = zip
+        .set(WORKBOOK, wb)
+        .set("xl/_rels/workbook.xml.rels", rels)
+        .build();
+    for threads in [1, 2, 4, 8] {
+        let opts = OpenOptions::new().threads(threads);
+        let e = Workbook::from_bytes(bytes.clone(), &opts).unwrap_err();
+        check(
+            &e,
+            ErrorKind::Malformed,
+            Some("xl/worksheets/s4.xml"),
+            "bad boolean '7'",
+        );
+        assert_eq!(e.cell(), Some((0, 1)));
+    }
 }
 
 // ------------------------------------------------------------- references
 
 #[test]
 fn garbage_cell_references() {
-    for r in ["1A", "ZZZZ1", "A0", "XFE1", "A1048577", "", "A-1", "A1 ", "$$A1"] {
+    for r in [
+        "1A", "ZZZZ1", "A0", "XFE1", "A1048577", "", "A-1", "A1 ", "$$A1",
+    ] {
         let e = rows_err(&format!(r#"<row r="1"><c r="{r}"><v>1</v></c></row>"#));
-        check(&e, ErrorKind::Malformed, Some(SHEET), &format!("bad cell reference '{r}'"));
+        check(
+            &e,
+            ErrorKind::Malformed,
+            Some(SHEET),
+            &format!("bad cell reference '{r}'"),
+        );
         assert!(e.offset().is_some() && e.cell().is_some(), "{e}");
     }
 }
@@ -347,7 +510,12 @@ fn garbage_cell_references() {
 fn garbage_row_numbers() {
     for r in ["0", "1048577", "abc", "-1", "99999999999"] {
         let e = rows_err(&format!(r#"<row r="{r}"><c><v>1</v></c></row>"#));
-        check(&e, ErrorKind::Malformed, Some(SHEET), &format!("bad row number '{r}'"));
+        check(
+            &e,
+            ErrorKind::Malformed,
+            Some(SHEET),
+            &format!("bad row number '{r}'"),
+        );
         assert!(e.offset().is_some(), "{e}");
     }
 }
@@ -400,28 +568,33 @@ fn cells_and_rows_without_r_are_numbered_consecutively() {
 }
 
 #[test]
-#[ignore = "BUG: a cell without r after XFD gets column 16384 (past the grid), no error"]
+
 fn implicit_column_past_xfd_is_an_error() {
     let e = rows_err(r#"<row r="1"><c r="XFD1"><v>1</v></c><c><v>2</v></c></row>"#);
     assert_eq!(e.kind(), ErrorKind::Malformed, "{e}");
 }
 
 #[test]
-#[ignore = "BUG: implicit columns wrap at 65,536 (stored as u16): cell 65,537 of a row overwrites A1"]
+
 fn implicit_columns_do_not_wrap_onto_a1() {
     let mut row = String::from(r#"<row r="1"><c t="str"><v>first</v></c>"#);
     row.push_str(&"<c><v>0</v></c>".repeat(65_536));
     row.push_str("</row>");
     match open(minimal(&sheet(&row))) {
         Err(e) => assert_eq!(e.kind(), ErrorKind::Malformed, "{e}"),
-        Ok(wb) => assert_eq!(wb.sheet(0).unwrap().get(0, 0).unwrap().value, Value::String("first")),
+        Ok(wb) => assert_eq!(
+            wb.sheet(0).unwrap().get(0, 0).unwrap().value,
+            Value::String("first")
+        ),
     }
 }
 
 #[test]
-#[ignore = "BUG: a row without r after row 1,048,576 gets row index 1,048,576 (past the grid), no error"]
+
 fn implicit_row_past_the_last_row_is_an_error() {
-    let e = rows_err(r#"<row r="1048576"><c r="A1048576"><v>1</v></c></row><row><c><v>2</v></c></row>"#);
+    let e = rows_err(
+        r#"<row r="1048576"><c r="A1048576"><v>1</v></c></row><row><c><v>2</v></c></row>"#,
+    );
     assert_eq!(e.kind(), ErrorKind::Malformed, "{e}");
 }
 
@@ -473,29 +646,56 @@ fn max_cells_per_sheet() {
         ..limits()
     };
     let e = open_limits(minimal(&sheet(rows)), three).unwrap_err();
-    check(&e, ErrorKind::LimitExceeded, Some(SHEET), "more than 3 cells");
+    check(
+        &e,
+        ErrorKind::LimitExceeded,
+        Some(SHEET),
+        "more than 3 cells",
+    );
     assert_eq!(e.cell(), Some((0, 3)));
     let four = Limits {
         max_cells_per_sheet: 4,
         ..limits()
     };
-    assert_eq!(open_limits(minimal(&sheet(rows)), four).unwrap().sheet(0).unwrap().cell_count(), 4);
+    assert_eq!(
+        open_limits(minimal(&sheet(rows)), four)
+            .unwrap()
+            .sheet(0)
+            .unwrap()
+            .cell_count(),
+        4
+    );
 }
 
 // --------------------------------------------------------------- strings
 
 fn inline(text: &str) -> String {
-    sheet(&format!(r#"<row r="1"><c r="A1" t="inlineStr"><is><t>{text}</t></is></c></row>"#))
+    sheet(&format!(
+        r#"<row r="1"><c r="A1" t="inlineStr"><is><t>{text}</t></is></c></row>"#
+    ))
 }
 
 #[test]
 fn string_longer_than_32767_chars() {
     let e = fail(minimal(&inline(&"a".repeat(32_768))));
-    check(&e, ErrorKind::LimitExceeded, Some(SHEET), "32768 characters");
+    check(
+        &e,
+        ErrorKind::LimitExceeded,
+        Some(SHEET),
+        "32768 characters",
+    );
     assert_eq!(e.cell(), Some((0, 0)));
-    let str_cell = sheet(&format!(r#"<row r="1"><c r="B1" t="str"><v>{}</v></c></row>"#, "b".repeat(40_000)));
+    let str_cell = sheet(&format!(
+        r#"<row r="1"><c r="B1" t="str"><v>{}</v></c></row>"#,
+        "b".repeat(40_000)
+    ));
     let e = fail(minimal(&str_cell));
-    check(&e, ErrorKind::LimitExceeded, Some(SHEET), "exceeds the limit of 32767");
+    check(
+        &e,
+        ErrorKind::LimitExceeded,
+        Some(SHEET),
+        "exceeds the limit of 32767",
+    );
     assert_eq!(e.cell(), Some((0, 1)));
     let xml = sheet(r#"<row r="1"><c r="A1" t="s"><v>0</v></c></row>"#);
     let e = fail(minimal_sst(&xml, &sst(&[&"c".repeat(32_768)])));
@@ -504,19 +704,31 @@ fn string_longer_than_32767_chars() {
 
 #[test]
 fn string_of_exactly_32767_chars_is_fine() {
-    for text in ["a".repeat(32_767), "é".repeat(32_767), "&amp;".repeat(32_767)] {
+    for text in [
+        "a".repeat(32_767),
+        "é".repeat(32_767),
+        "&amp;".repeat(32_767),
+    ] {
         let wb = open(minimal(&inline(&text))).unwrap();
-        let Value::String(s) = wb.sheet(0).unwrap().get(0, 0).unwrap().value else { panic!() };
+        let Value::String(s) = wb.sheet(0).unwrap().get(0, 0).unwrap().value else {
+            panic!()
+        };
         assert_eq!(s.chars().count(), 32_767);
     }
     // `_xHHHH_` escapes count once decoded.
-    let xml = sheet(&format!(r#"<row r="1"><c r="A1" t="str"><v>{}</v></c></row>"#, "_x0041_".repeat(32_767)));
+    let xml = sheet(&format!(
+        r#"<row r="1"><c r="A1" t="str"><v>{}</v></c></row>"#,
+        "_x0041_".repeat(32_767)
+    ));
     let wb = open(minimal(&xml)).unwrap();
-    assert_eq!(wb.sheet(0).unwrap().get(0, 0).unwrap().value, Value::String(&"A".repeat(32_767)));
+    assert_eq!(
+        wb.sheet(0).unwrap().get(0, 0).unwrap().value,
+        Value::String(&"A".repeat(32_767))
+    );
 }
 
 #[test]
-#[ignore = "BUG: <is> text length is taken before _xHHHH_ decoding shrinks it: the span is stale"]
+
 fn inline_string_with_escapes() {
     let wb = rows_ok(
         r#"<row r="1"><c r="A1" t="inlineStr"><is><t>a_x000D_b</t></is></c><c r="B1" t="inlineStr"><is><t>XYZ</t></is></c></row>"#,
@@ -539,7 +751,11 @@ fn unknown_entity() {
     check(&e, ErrorKind::Malformed, Some(SST), "entity");
     let wb = WORKBOOK_XML.replace(r#"name="Sheet1""#, r#"name="S&foo;""#);
     let e = fail(Zip::minimal(&sheet(""), None).set(WORKBOOK, wb).build());
-    assert_eq!((e.kind(), e.part()), (ErrorKind::Malformed, Some(WORKBOOK)), "{e}");
+    assert_eq!(
+        (e.kind(), e.part()),
+        (ErrorKind::Malformed, Some(WORKBOOK)),
+        "{e}"
+    );
     assert!(e.message().contains("foo"), "{e}");
 }
 
@@ -549,10 +765,16 @@ fn invalid_utf8_in_cells_and_shared_strings() {
         for t in ["inlineStr", "str"] {
             let mut xml = br#"<worksheet><sheetData><row r="1"><c r="A1" t=""#.to_vec();
             xml.extend_from_slice(t.as_bytes());
-            let (open_t, close_t) = if t == "str" { ("<v>", "</v>") } else { ("<is><t>", "</t></is>") };
+            let (open_t, close_t) = if t == "str" {
+                ("<v>", "</v>")
+            } else {
+                ("<is><t>", "</t></is>")
+            };
             xml.extend_from_slice(format!(r#""><f>"x"</f>{open_t}ok"#).as_bytes());
             xml.extend_from_slice(bad);
-            xml.extend_from_slice(format!("{close_t}</c></row></sheetData></worksheet>").as_bytes());
+            xml.extend_from_slice(
+                format!("{close_t}</c></row></sheetData></worksheet>").as_bytes(),
+            );
             let e = fail(Zip::minimal("", None).set(SHEET, xml).build());
             check(&e, ErrorKind::Malformed, Some(SHEET), "UTF-8");
             assert_eq!(e.cell(), Some((0, 0)), "{e}");
@@ -572,8 +794,15 @@ fn invalid_utf8_in_cells_and_shared_strings() {
 fn laughs() -> String {
     let mut d = String::from(r#"<!DOCTYPE lolz [<!ENTITY lol "lol">"#);
     for i in 2..=9 {
-        let prev = if i == 2 { "lol".to_string() } else { format!("lol{}", i - 1) };
-        d.push_str(&format!(r#"<!ENTITY lol{i} "{}">"#, format!("&{prev};").repeat(10)));
+        let prev = if i == 2 {
+            "lol".to_string()
+        } else {
+            format!("lol{}", i - 1)
+        };
+        d.push_str(&format!(
+            r#"<!ENTITY lol{i} "{}">"#,
+            format!("&{prev};").repeat(10)
+        ));
     }
     d.push_str("]>");
     d
@@ -583,31 +812,47 @@ fn laughs() -> String {
 fn billion_laughs_is_rejected_everywhere() {
     let dtd = laughs();
     let cell = r#"<row r="1"><c r="A1" t="inlineStr"><is><t>&lol9;</t></is></c></row>"#;
-    let sheet_xml = format!(r#"<?xml version="1.0"?>{dtd}<worksheet><sheetData>{cell}</sheetData></worksheet>"#);
+    let sheet_xml = format!(
+        r#"<?xml version="1.0"?>{dtd}<worksheet><sheetData>{cell}</sheetData></worksheet>"#
+    );
     let e = fail(minimal(&sheet_xml));
     check(&e, ErrorKind::Malformed, Some(SHEET), "DTD");
     assert!(e.offset().is_some());
     // A declaration in the middle of the cell data.
-    let e = rows_err(&format!("{cell}{dtd}"));
+    let e = rows_err(&format!(
+        r#"<row r="1"><c r="A1"><v>1</v></c></row>{dtd}{cell}"#
+    ));
     check(&e, ErrorKind::Malformed, Some(SHEET), "DTD");
     let sst_xml = format!(r#"<?xml version="1.0"?>{dtd}<sst><si><t>&lol9;</t></si></sst>"#);
     let e = fail(minimal_sst(&sheet(""), &sst_xml));
     check(&e, ErrorKind::Malformed, Some(SST), "DTD");
-    let wb = WORKBOOK_XML.replace("<workbook ", &format!("{dtd}<workbook ")).replace("Sheet1", "&lol9;");
+    let wb = WORKBOOK_XML
+        .replace("<workbook ", &format!("{dtd}<workbook "))
+        .replace("Sheet1", "&lol9;");
     let e = fail(Zip::minimal(&sheet(""), None).set(WORKBOOK, wb).build());
     check(&e, ErrorKind::Malformed, Some(WORKBOOK), "DTD");
     let rels = ROOT_RELS.replace("<Relationships ", &format!("{dtd}<Relationships "));
-    let e = fail(Zip::minimal(&sheet(""), None).set("_rels/.rels", rels).build());
+    let e = fail(
+        Zip::minimal(&sheet(""), None)
+            .set("_rels/.rels", rels)
+            .build(),
+    );
     check(&e, ErrorKind::Malformed, Some("_rels/.rels"), "DTD");
     let styles = format!("{dtd}<styleSheet/>");
-    let e = fail(Zip::minimal(&sheet(""), None).set("xl/styles.xml", styles).build());
+    let e = fail(
+        Zip::minimal(&sheet(""), None)
+            .set("xl/styles.xml", styles)
+            .build(),
+    );
     check(&e, ErrorKind::Malformed, Some("xl/styles.xml"), "DTD");
 }
 
 #[test]
 fn deep_nesting_inside_an_inline_string() {
     let deep = format!("{}<t>x</t>{}", "<r>".repeat(40), "</r>".repeat(40));
-    let xml = sheet(&format!(r#"<row r="1"><c r="A1" t="inlineStr"><is>{deep}</is></c></row>"#));
+    let xml = sheet(&format!(
+        r#"<row r="1"><c r="A1" t="inlineStr"><is>{deep}</is></c></row>"#
+    ));
     let small = Limits {
         max_xml_depth: 16,
         ..limits()
@@ -628,7 +873,9 @@ fn deep_nesting_in_the_sheet_head_and_data() {
     // Unknown elements between rows and inside a cell.
     let e = rows_err(&format!(r#"<row r="1"><c r="A1"><v>1</v></c></row>{deep}"#));
     check(&e, ErrorKind::LimitExceeded, Some(SHEET), "nesting");
-    let e = rows_err(&format!(r#"<row r="1"><c r="A1"><extLst>{deep}</extLst><v>1</v></c></row>"#));
+    let e = rows_err(&format!(
+        r#"<row r="1"><c r="A1"><extLst>{deep}</extLst><v>1</v></c></row>"#
+    ));
     check(&e, ErrorKind::LimitExceeded, Some(SHEET), "nesting");
     // Workbook-level parts.
     let wb = WORKBOOK_XML.replace("<sheets>", &format!("{deep}<sheets>"));
@@ -637,9 +884,11 @@ fn deep_nesting_in_the_sheet_head_and_data() {
 }
 
 #[test]
-#[ignore = "BUG: markup nested 3 deep inside <f> is LimitExceeded although max_xml_depth is 256 (hard-coded 2)"]
+
 fn nested_markup_in_a_formula_is_not_a_depth_limit() {
-    match open(minimal(&sheet(r#"<row r="1"><c r="A1"><f>1+1<x><y><z/></y></x></f><v>2</v></c></row>"#))) {
+    match open(minimal(&sheet(
+        r#"<row r="1"><c r="A1"><f>1+1<x><y><z/></y></x></f><v>2</v></c></row>"#,
+    ))) {
         Ok(_) => {}
         Err(e) => assert_eq!(e.kind(), ErrorKind::Malformed, "{e}"),
     }
@@ -678,13 +927,20 @@ fn legacy_xls_renamed() {
 
 #[test]
 fn pdf_given_as_xlsx() {
-    let e = fail(b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n".to_vec());
+    let e = fail(
+        b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n".to_vec(),
+    );
     check(&e, ErrorKind::Unsupported, None, "PDF");
 }
 
 #[test]
 fn plain_text_given_as_xlsx() {
-    for text in ["hello, world\n", "a,b,c\n1,2,3\n", "<html><body>PK</body></html>", "PK"] {
+    for text in [
+        "hello, world\n",
+        "a,b,c\n1,2,3\n",
+        "<html><body>PK</body></html>",
+        "PK",
+    ] {
         let e = fail(text.as_bytes().to_vec());
         check(&e, ErrorKind::Malformed, None, "not a ZIP archive");
     }
@@ -694,7 +950,8 @@ fn plain_text_given_as_xlsx() {
 
 #[test]
 fn truncated_worksheet_xml() {
-    let rows = r#"<row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="A2"><v>2</v></c><c r="B2"><v>3"#;
+    let rows =
+        r#"<row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="A2"><v>2</v></c><c r="B2"><v>3"#;
     let xml = format!("<worksheet><sheetData>{rows}");
     let e = fail(minimal(&xml));
     check(&e, ErrorKind::Malformed, Some(SHEET), "ends early");
@@ -711,16 +968,24 @@ fn worksheet_cut_anywhere_inside_sheet_data_is_an_error() {
     let end = xml.find("</sheetData>").unwrap();
     for cut in start..end {
         let e = fail(minimal_sst(&xml[..cut], &sst(&["s"])));
-        assert_eq!((e.kind(), e.part()), (ErrorKind::Malformed, Some(SHEET)), "cut {cut}: {e}");
+        assert_eq!(
+            (e.kind(), e.part()),
+            (ErrorKind::Malformed, Some(SHEET)),
+            "cut {cut}: {e}"
+        );
     }
 }
 
 #[test]
-#[ignore = "BUG: a worksheet cut before <sheetData> (or inside its tail) opens as a silently empty/complete sheet"]
+
 fn worksheet_cut_anywhere_is_an_error() {
     let xml = r#"<worksheet><dimension ref="A1:B2"/><sheetViews><sheetView workbookViewId="0"/></sheetViews><sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData><mergeCells count="1"><mergeCell ref="A1:B1"/></mergeCells></worksheet>"#;
     for cut in 1..xml.len() {
-        assert!(open(minimal(&xml[..cut])).is_err(), "cut at {cut} opens: {:?}", &xml[..cut]);
+        assert!(
+            open(minimal(&xml[..cut])).is_err(),
+            "cut at {cut} opens: {:?}",
+            &xml[..cut]
+        );
     }
 }
 
@@ -728,13 +993,18 @@ fn worksheet_cut_anywhere_is_an_error() {
 fn garbage_number() {
     for v in ["abc", "1,5", "0x10", "1e", "--1"] {
         let e = rows_err(&format!(r#"<row r="4"><c r="D4"><v>{v}</v></c></row>"#));
-        check(&e, ErrorKind::Malformed, Some(SHEET), &format!("not a number: '{v}'"));
+        check(
+            &e,
+            ErrorKind::Malformed,
+            Some(SHEET),
+            &format!("not a number: '{v}'"),
+        );
         assert_eq!(e.cell(), Some((3, 3)), "{e}");
     }
 }
 
 #[test]
-#[ignore = "BUG: NaN/inf/1e999 are accepted as numbers (Excel cannot store them)"]
+
 fn nan_and_infinity_are_not_numbers() {
     for v in ["NaN", "inf", "-infinity", "1e999"] {
         let e = rows_err(&format!(r#"<row r="1"><c r="A1"><v>{v}</v></c></row>"#));
@@ -745,8 +1015,15 @@ fn nan_and_infinity_are_not_numbers() {
 #[test]
 fn bad_boolean() {
     for v in ["2", "yes", "TRUE1"] {
-        let e = rows_err(&format!(r#"<row r="1"><c r="B1" t="b"><v>{v}</v></c></row>"#));
-        check(&e, ErrorKind::Malformed, Some(SHEET), &format!("bad boolean '{v}'"));
+        let e = rows_err(&format!(
+            r#"<row r="1"><c r="B1" t="b"><v>{v}</v></c></row>"#
+        ));
+        check(
+            &e,
+            ErrorKind::Malformed,
+            Some(SHEET),
+            &format!("bad boolean '{v}'"),
+        );
         assert_eq!(e.cell(), Some((0, 1)), "{e}");
     }
 }
@@ -754,30 +1031,84 @@ fn bad_boolean() {
 #[test]
 fn garbage_attributes_that_are_ignored() {
     let wb = rows_ok(
-        r#"<row r="1" spans="x:y" ht="-5"><c r="A1" s="99999999999"><v>1</v></c><c r="B1" s="-1" t="e"><v>#BOGUS!</v></c><c r="C1" t="d"><v>not-a-date</v></c></row>"#,
+        r#"<row r="1" spans="x:y" ht="-5"><c r="A1" s="99999999999"><v>1</v></c><c r="B1" s="-1" t="e"><v>#BOGUS!</v></c><c r="C1" t="bogus"><v>3</v></c></row>"#,
     );
     let s = wb.sheet(0).unwrap();
     assert_eq!(s.get(0, 0).unwrap().value, Value::Number(1.0));
     assert_eq!(s.get(0, 1).unwrap().value.type_name(), "error");
-    assert!(s.get(0, 2).is_none());
+    assert_eq!(s.get(0, 2).unwrap().value, Value::Number(3.0));
 }
 
 #[test]
-#[ignore = "BUG: shared-formula children copy the whole master text: heap grows len(master) x children, no limit"]
+
+fn garbage_iso_date_is_an_error() {
+    for v in [
+        "not-a-date",
+        "99999-99-99",
+        "2024-02-30",
+        "2024-01-01T25:61:61",
+    ] {
+        let e = rows_err(&format!(
+            r#"<row r="1"><c r="C1" t="d"><v>{v}</v></c></row>"#
+        ));
+        assert_eq!(
+            (e.kind(), e.cell()),
+            (ErrorKind::Malformed, Some((0, 2))),
+            "{v}: {e}"
+        );
+    }
+}
+
+#[test]
+
 fn shared_formula_expansion_is_bounded() {
+    // One 8 KB master expanded into 2,000 cells would store 16 MB of
+    // formula text from 140 KB of XML: max_formula_bytes bounds it.
     let master = format!("{}A1", "1+".repeat(4_000));
-    let mut rows = format!(r#"<row r="1"><c r="B1"><f t="shared" si="0" ref="B1:B2000">{master}</f><v>1</v></c></row>"#);
+    let mut rows = format!(
+        r#"<row r="1"><c r="B1"><f t="shared" si="0" ref="B1:B2000">{master}</f><v>1</v></c></row>"#
+    );
     for r in 2..=2000 {
-        rows.push_str(&format!(r#"<row r="{r}"><c r="B{r}"><f t="shared" si="0"/><v>1</v></c></row>"#));
+        rows.push_str(&format!(
+            r#"<row r="{r}"><c r="B{r}"><f t="shared" si="0"/><v>1</v></c></row>"#
+        ));
     }
     let xml = sheet(&rows);
-    match open(minimal(&xml)) {
-        Err(e) => assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}"),
-        Ok(wb) => {
-            let heap = wb.sheet(0).unwrap().heap_bytes();
-            assert!(heap < 16 * xml.len(), "{heap} heap bytes from {} bytes of XML", xml.len());
-        }
+    let small = Limits {
+        max_formula_bytes: 1 << 20,
+        ..limits()
+    };
+    let e = open_limits(minimal(&xml), small).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert!(e.to_string().contains("formula"), "{e}");
+    // Under the default limit the same file opens, fully expanded.
+    let wb = open(minimal(&xml)).unwrap();
+    assert_eq!(
+        wb.sheet(0).unwrap().get(1999, 1).unwrap().formula,
+        Some(format!("{}A2000", "1+".repeat(4_000)).as_str())
+    );
+}
+
+#[test]
+
+fn many_shared_formula_masters_are_not_quadratic() {
+    // 50,000 masters (distinct si), then 50,000 children of the first one.
+    let n = 50_000;
+    let mut rows = String::new();
+    for r in 1..=n {
+        rows.push_str(&format!(
+            r#"<row r="{r}"><c r="A{r}"><f t="shared" si="{r}" ref="A{r}">1</f><v>1</v></c></row>"#
+        ));
     }
+    for r in n + 1..=2 * n {
+        rows.push_str(&format!(
+            r#"<row r="{r}"><c r="A{r}"><f t="shared" si="1"/><v>1</v></c></row>"#
+        ));
+    }
+    let bytes = minimal(&sheet(&rows));
+    let t = std::time::Instant::now();
+    assert_eq!(open(bytes).unwrap().sheet(0).unwrap().cell_count(), 100_000);
+    assert!(t.elapsed().as_secs() < 10, "took {:?}", t.elapsed());
 }
 
 // ---------------------------------------------------------- small parts
@@ -793,7 +1124,10 @@ fn sheet_rels(kind: &str, target: &str) -> String {
 #[test]
 fn broken_comments_part_is_a_warning() {
     let xml = sheet(r#"<row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>2</v></c></row>"#);
-    for garbage in ["<comments><commentList><comment ref=\"A1\"><text><t>oops</comment>", "\0\u{1}<<<>>>", ""] {
+    for garbage in [
+        "<comments><commentList><comment ref=\"A1\"><text><t>oops</comment>",
+        "\0\u{1}<<<>>>",
+    ] {
         let zip = Zip::minimal(&xml, None)
             .set(SHEET_RELS, sheet_rels("comments", "../comments1.xml"))
             .set("xl/comments1.xml", garbage);
@@ -801,7 +1135,11 @@ fn broken_comments_part_is_a_warning() {
         assert_eq!(wb.sheet(0).unwrap().cell_count(), 2);
         assert!(wb.sheet(0).unwrap().comments().is_empty());
         let w: Vec<_> = wb.warnings().iter().map(|w| (w.kind(), w.part())).collect();
-        assert_eq!(w, [(ErrorKind::Malformed, Some("xl/comments1.xml"))], "{garbage:?}");
+        assert_eq!(
+            w,
+            [(ErrorKind::Malformed, Some("xl/comments1.xml"))],
+            "{garbage:?}"
+        );
     }
 }
 
@@ -810,12 +1148,19 @@ fn broken_table_part_is_a_warning() {
     let xml = r#"<worksheet xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData><tableParts count="1"><tablePart r:id="rId1"/></tableParts></worksheet>"#;
     let zip = Zip::minimal(xml, None)
         .set(SHEET_RELS, sheet_rels("table", "../tables/table1.xml"))
-        .set("xl/tables/table1.xml", "<table ref=\"A1:B2\"><tableColumns><tableColumn name=\"a\"></table>");
+        .set(
+            "xl/tables/table1.xml",
+            "<table ref=\"A1:B2\"><tableColumns><tableColumn name=\"a\"></table>",
+        );
     let wb = open(zip.build()).unwrap();
     assert_eq!(wb.sheet(0).unwrap().cell_count(), 1);
     assert!(wb.sheet(0).unwrap().tables().is_empty());
     let w = &wb.warnings()[0];
-    assert_eq!((w.kind(), w.part()), (ErrorKind::Malformed, Some("xl/tables/table1.xml")), "{w}");
+    assert_eq!(
+        (w.kind(), w.part()),
+        (ErrorKind::Malformed, Some("xl/tables/table1.xml")),
+        "{w}"
+    );
     assert_eq!(wb.warnings().len(), 1);
 }
 
@@ -828,10 +1173,19 @@ fn broken_small_part_with_a_dtd_or_bad_crc_is_a_warning() {
         .set("xl/comments1.xml", dtd);
     let wb = open(zip.clone().build()).unwrap();
     assert_eq!(wb.sheet(0).unwrap().cell_count(), 1);
-    assert!(wb.warnings()[0].message().contains("DTD"), "{}", wb.warnings()[0]);
+    assert!(
+        wb.warnings()[0].message().contains("DTD"),
+        "{}",
+        wb.warnings()[0]
+    );
     let wb = open(zip.with("xl/comments1.xml", |e| e.crc = Some(1)).build()).unwrap();
     assert_eq!(wb.sheet(0).unwrap().cell_count(), 1);
-    check(&wb.warnings()[0], ErrorKind::Malformed, Some("xl/comments1.xml"), "CRC");
+    check(
+        &wb.warnings()[0],
+        ErrorKind::Malformed,
+        Some("xl/comments1.xml"),
+        "CRC",
+    );
 }
 
 #[test]
@@ -840,13 +1194,18 @@ fn broken_sheet_rels_is_a_warning() {
     let zip = Zip::minimal(&xml, None).set(SHEET_RELS, "<Relationships><Relationship Id=");
     let wb = open(zip.build()).unwrap();
     assert_eq!(wb.sheet(0).unwrap().cell_count(), 1);
-    assert_eq!(wb.warnings()[0].part(), Some(SHEET_RELS), "{}", wb.warnings()[0]);
+    assert_eq!(
+        wb.warnings()[0].part(),
+        Some(SHEET_RELS),
+        "{}",
+        wb.warnings()[0]
+    );
 }
 
 // ------------------------------------------------------------ streaming
 
 #[test]
-#[ignore = "BUG: streaming (> 64 MiB) splits blocks at the last `</row>` even inside a comment: false Malformed"]
+
 fn streaming_row_end_inside_a_comment() {
     // A valid sheet over the 64 MiB one-shot limit: rows separated by
     // 1 MiB of spaces, one comment holding `</row>` followed by 8 MiB of
@@ -857,9 +1216,14 @@ fn streaming_row_end_inside_a_comment() {
     }
     rle = rle.lit(b"<!-- </row> ").run(b' ', 8 << 20).lit(b"-->");
     rle = rle.lit(br#"<row r="100"><c r="A100"><v>7</v></c></row></sheetData></worksheet>"#);
-    let zip = Zip::minimal("", None).remove(SHEET).push(Entry::rle(SHEET, rle));
+    let zip = Zip::minimal("", None)
+        .remove(SHEET)
+        .push(Entry::rle(SHEET, rle));
     let wb = open(zip.build()).unwrap();
-    assert_eq!(wb.sheet(0).unwrap().get(99, 0).unwrap().value, Value::Number(7.0));
+    assert_eq!(
+        wb.sheet(0).unwrap().get(99, 0).unwrap().value,
+        Value::Number(7.0)
+    );
 }
 
 // -------------------------------------------------------------- fuzzing
@@ -868,12 +1232,15 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    const BASE_SST: &str = r#"<sst><si><t>one</t></si><si><r><t>tw</t></r><r><t>o</t></r></si></sst>"#;
+    const BASE_SST: &str =
+        r#"<sst><si><t>one</t></si><si><r><t>tw</t></r><r><t>o</t></r></si></sst>"#;
+
+    const BASE_STYLES: &str = r#"<styleSheet><numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd;@"/></numFmts><cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="20"/></cellXfs></styleSheet>"#;
 
     fn base_sheet() -> String {
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><dimension ref="A1:D3"/><cols><col min="2" max="2" hidden="1"/></cols><sheetData>
-<row r="1" hidden="1"><c r="A1" t="s"><v>0</v></c><c r="B1"><v>1.5</v></c><c r="C1" t="b"><v>1</v></c><c r="D1" t="e"><v>#N/A</v></c></row>
+<row r="1" hidden="1"><c r="A1" t="s"><v>0</v></c><c r="B1" s="1"><v>45000.5</v></c><c r="C1" t="b"><v>1</v></c><c r="D1" t="e"><v>#N/A</v></c></row>
 <row r="2"><c r="A2"><f t="shared" si="0" ref="A2:A3">B1*2</f><v>3</v></c><c r="B2" t="inlineStr"><is><r><t>in</t></r><r><t>line &amp;</t></r></is></c><c r="C2" t="str"><f>"x"</f><v>x</v></c></row>
 <row r="3"><c r="A3"><f t="shared" si="0"/><v>3</v></c><c r="B3" t="s"><v>1</v></c><c r="D3" t="d"><v>2024-01-02T03:04:05</v></c></row>
 </sheetData><mergeCells count="1"><mergeCell ref="A1:B1"/></mergeCells></worksheet>"#
@@ -948,6 +1315,22 @@ mod fuzz {
                     prop_assert_eq!(e.part(), Some(SHEET), "{}", e);
                     prop_assert!(!e.message().is_empty());
                 }
+            }
+        }
+
+        #[test]
+        fn mutated_package_parts_never_panic(which in 0usize..5, ops in prop::collection::vec(op(), 1..6)) {
+            let xml = base_sheet();
+            let mut zip = Zip::minimal(&xml, Some(BASE_SST)).set("xl/styles.xml", BASE_STYLES);
+            let name = ["xl/styles.xml", SST, WORKBOOK, "xl/_rels/workbook.xml.rels", "_rels/.rels"][which];
+            let mut part = zip.entries.iter().find(|e| e.name == name).unwrap().data.clone();
+            for o in &ops {
+                apply(&mut part, o);
+            }
+            zip = zip.set(name, part);
+            if let Err(e) = open(zip.build()) {
+                prop_assert!(!e.message().is_empty());
+                prop_assert!(e.part().is_some() || e.message().contains("missing workbook part"), "{}", e);
             }
         }
 

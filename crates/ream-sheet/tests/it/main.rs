@@ -1,5 +1,14 @@
 //! Integration tests of the XLSX reader.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 mod conformance;
 mod fixtures;
+mod hostile;
 mod paths;
+mod zipkit;

@@ -7,7 +7,14 @@ fn dump(wb: &Workbook) -> Vec<String> {
     let mut out = Vec::new();
     for s in wb.sheets() {
         for c in s.cells() {
-            out.push(format!("{}!{}:{}={:?} f={:?}", s.name(), c.row, c.col, c.value, c.formula));
+            out.push(format!(
+                "{}!{}:{}={:?} f={:?}",
+                s.name(),
+                c.row,
+                c.col,
+                c.value,
+                c.formula
+            ));
         }
     }
     out
@@ -20,12 +27,16 @@ fn parallel_serial_threads_file_and_bytes_agree() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("typed.xlsx");
     std::fs::write(&path, &bytes).unwrap();
-    let reference = dump(&Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap());
+    let reference =
+        dump(&Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap());
     assert!(!reference.is_empty());
     for parallel in [false, true] {
         for threads in [0, 1, 2, 4] {
             let opts = OpenOptions::new().parallel(parallel).threads(threads);
-            assert_eq!(dump(&Workbook::from_bytes(bytes.clone(), &opts).unwrap()), reference);
+            assert_eq!(
+                dump(&Workbook::from_bytes(bytes.clone(), &opts).unwrap()),
+                reference
+            );
             assert_eq!(dump(&Workbook::open(&path, &opts).unwrap()), reference);
             let read = OpenOptions {
                 map_mode: ream_sheet::MapMode::Read,
