@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 /// A file still being opened after this long counts as a hang.
 const HANG: Duration = Duration::from_secs(10);
 /// Example mismatches printed, and example files kept per category.
-const MAX_EXAMPLES: usize = 3000;
-const PER_CATEGORY: usize = 100;
+const MAX_EXAMPLES: usize = 30;
+const PER_CATEGORY: usize = 3;
 const TAGS: [&str; 7] = ["n", "s", "b", "e", "d", "t", "dur"];
 
 /// A cell in the golden vocabulary: type tag (n s b e d t dur), the number
