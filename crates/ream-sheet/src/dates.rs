@@ -197,10 +197,42 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The kind a date-formatted value is shown as: durations stay durations;
+/// otherwise a serial in [0, 1) has no date part and is a time of day, and
+/// anything else is a date (with time), whatever the format shows.
+pub(crate) fn kind_for(format_kind: DateKind, serial: f64) -> DateKind {
+    match format_kind {
+        DateKind::Duration => DateKind::Duration,
+        _ if (0.0..1.0).contains(&serial) => DateKind::Time,
+        _ => DateKind::DateTime,
+    }
+}
+
+/// Parses `HH:MM[:SS[.fff]]` into seconds.
+fn parse_hms(t: &str) -> Option<f64> {
+    let t = t.trim_end_matches('Z');
+    let mut parts = t.split(':');
+    let h: f64 = parts.next()?.parse().ok()?;
+    let mi: f64 = parts.next().unwrap_or("0").parse().ok()?;
+    let se: f64 = parts.next().unwrap_or("0").parse().ok()?;
+    if parts.next().is_some()
+        || !(0.0..24.0).contains(&h)
+        || !(0.0..60.0).contains(&mi)
+        || !(0.0..61.0).contains(&se)
+    {
+        return None;
+    }
+    Some(h * 3600.0 + mi * 60.0 + se)
+}
+
 /// Parses an ISO 8601 `t="d"` cell value (`YYYY-MM-DD[THH:MM[:SS[.fff]]]`)
 /// into a serial of the workbook's date system.
 pub(crate) fn iso_to_serial(raw: &[u8], date_1904: bool) -> Option<f64> {
     let s = std::str::from_utf8(raw).ok()?.trim();
+    // A time of day alone (`10:10:10`) is a serial below 1.
+    if !s.contains('-') && s.contains(':') {
+        return Some(parse_hms(s.trim_start_matches('T'))? / 86_400.0);
+    }
     let (date, time) = match s.split_once('T') {
         Some((d, t)) => (d, Some(t)),
         None => (s, None),
@@ -209,6 +241,9 @@ pub(crate) fn iso_to_serial(raw: &[u8], date_1904: bool) -> Option<f64> {
     let y: i64 = it.next()?.parse().ok()?;
     let m: u32 = it.next()?.parse().ok()?;
     let d: u32 = it.next()?.parse().ok()?;
+    if it.next().is_some() {
+        return None;
+    }
     let month_days = match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
@@ -219,18 +254,10 @@ pub(crate) fn iso_to_serial(raw: &[u8], date_1904: bool) -> Option<f64> {
     if !(0..=9999).contains(&y) || d == 0 || d > month_days {
         return None;
     }
-    let mut secs = 0.0;
-    if let Some(t) = time {
-        let t = t.trim_end_matches('Z');
-        let mut parts = t.split(':');
-        let h: f64 = parts.next()?.parse().ok()?;
-        let mi: f64 = parts.next().unwrap_or("0").parse().ok()?;
-        let se: f64 = parts.next().unwrap_or("0").parse().ok()?;
-        if !(0.0..24.0).contains(&h) || !(0.0..60.0).contains(&mi) || !(0.0..61.0).contains(&se) {
-            return None;
-        }
-        secs = h * 3600.0 + mi * 60.0 + se;
-    }
+    let secs = match time {
+        Some(t) => parse_hms(t)?,
+        None => 0.0,
+    };
     let days = days_from_civil(y, m, d) as f64 + secs / 86_400.0;
     let serial = if date_1904 {
         days + 24_107.0
@@ -290,5 +317,12 @@ mod tests {
         assert_eq!(format_date_kind("General"), None);
         assert_eq!(builtin_date_kind(14), Some(DateKind::DateTime));
         assert_eq!(builtin_date_kind(2), None);
+        assert_eq!(kind_for(DateKind::Time, 42_213.29), DateKind::DateTime);
+        assert_eq!(kind_for(DateKind::DateTime, 0.0), DateKind::Time);
+        assert_eq!(kind_for(DateKind::Duration, 3.5), DateKind::Duration);
+        assert_eq!(iso_to_serial(b"10:10:10", false), Some(36_610.0 / 86_400.0));
+        assert_eq!(iso_to_serial(b"2024-02-30", false), None);
+        assert_eq!(iso_to_serial(b"2024-01-01T25:00:00", false), None);
+        assert_eq!(iso_to_serial(b"1900-01-01", false), Some(1.0));
     }
 }

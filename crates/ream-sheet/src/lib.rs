@@ -18,6 +18,7 @@
 //! into vectors that grow geometrically.
 
 mod dates;
+mod encoding;
 mod error;
 mod escapes;
 mod formula;

@@ -41,9 +41,11 @@ pub(crate) struct SheetJob {
 /// Reads a small part fully (one-shot inflate), or `None` if it is absent.
 pub(crate) fn read_part(archive: &Archive, name: &str) -> Result<Option<Vec<u8>>> {
     match archive.find(name) {
-        Some(e) => Ok(Some(
-            archive.read(e).map_err(|e| Error::from(e).in_part(name))?,
-        )),
+        Some(e) => {
+            let mut xml = archive.read(e).map_err(|e| Error::from(e).in_part(name))?;
+            crate::encoding::ensure_utf8(&mut xml).map_err(|e| e.in_part(name))?;
+            Ok(Some(xml))
+        }
         None => Ok(None),
     }
 }
@@ -87,6 +89,16 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         ..ream_zip::Limits::default()
     };
     let archive = Archive::new(src, zip_limits)?;
+    let mut early_warnings: Vec<Error> = archive
+        .duplicate_names()
+        .iter()
+        .map(|n| {
+            Error::malformed(format!(
+                "the package holds {n} more than once; the last copy was read"
+            ))
+            .in_part(n.clone())
+        })
+        .collect();
 
     // Phase A: workbook-level parts.
     let root_rels = read_rels(&archive, "")?;
@@ -143,11 +155,15 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         let part = match rel {
             Some(r) if !r.external => r.target.clone(),
             _ => {
-                return Err(Error::malformed(format!(
-                    "sheet '{}' has no relationship '{}' to a part",
-                    s.name, s.rid
-                ))
-                .in_part(wb_part.clone()));
+                // Skipped, not fatal: the other sheets are still good.
+                early_warnings.push(
+                    Error::malformed(format!(
+                        "sheet '{}' has no relationship '{}' to a part; it was skipped",
+                        s.name, s.rid
+                    ))
+                    .in_part(wb_part.clone()),
+                );
+                continue;
             }
         };
         jobs.push(SheetJob {
@@ -174,8 +190,14 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
     let t2 = Instant::now();
     let mut sheets = Vec::with_capacity(jobs.len());
     let mut phase_c = crate::small_parts::PhaseC::default();
+    phase_c.warnings.append(&mut early_warnings);
     let mut cells = 0u64;
     for (index, (job, parsed)) in jobs.into_iter().zip(parsed).enumerate() {
+        for w in parsed.warnings {
+            phase_c
+                .warnings
+                .push(w.in_part(job.part.clone()).in_sheet(job.name.clone()));
+        }
         let mut store = parsed.store;
         store.sst = Arc::clone(&pkg.sst);
         cells += store.cells.len() as u64;
@@ -323,6 +345,7 @@ fn empty_parsed(date_1904: bool) -> ParsedSheet {
         dimension: None,
         head: Vec::new(),
         tail: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 
@@ -363,6 +386,9 @@ fn parse_one(
         }
         let inf = t.elapsed().as_secs_f64();
         let t = Instant::now();
+        if let Err(e) = crate::encoding::ensure_utf8(buf) {
+            return (Err(name(e)), inf, 0.0, 0);
+        }
         let res = SheetParser::new(ctx).parse_all(buf).map_err(name);
         (res, inf, t.elapsed().as_secs_f64(), buf.len() as u64)
     } else {

@@ -8,11 +8,11 @@
 
 use crate::error::{Error, Result};
 use crate::formula::shift_formula;
-use crate::model::{CellError, CellRange};
+use crate::model::{CellError, CellRange, DateKind};
 use crate::options::Limits;
+use crate::parts::styles::Styles;
 use crate::refs::parse_a1;
 use crate::store::*;
-use crate::parts::styles::Styles;
 use crate::styles_view::StyleView;
 use memchr::memmem;
 use ream_xml::{Tag, TagKind, XmlError, next_tag, skip_element};
@@ -53,6 +53,8 @@ pub(crate) struct ParsedSheet {
     pub dimension: Option<CellRange>,
     pub head: Vec<u8>,
     pub tail: Vec<u8>,
+    /// Problems that left cells empty without failing the sheet.
+    pub warnings: Vec<Error>,
 }
 
 /// Incremental worksheet parser; see the module docs.
@@ -86,6 +88,9 @@ pub(crate) struct SheetParser<'a> {
     /// Element depth in the head, and whether the root element was closed.
     head_depth: u32,
     root_closed: bool,
+    /// Cells naming a shared string past the table: (count, first (row,
+    /// col, index)).
+    missing_sst: (u64, (u32, u32, u32)),
 }
 
 /// Lengths of everything a row appends to, taken at a row end.
@@ -141,6 +146,7 @@ impl<'a> SheetParser<'a> {
             scan_from: 0,
             head_depth: 0,
             root_closed: false,
+            missing_sst: (0, (0, 0, 0)),
         }
     }
 
@@ -199,6 +205,17 @@ impl<'a> SheetParser<'a> {
                     .at_offset(self.base),
             );
         }
+        let mut warnings = Vec::new();
+        if self.missing_sst.0 > 0 {
+            let (row, col, idx) = self.missing_sst.1;
+            warnings.push(
+                Error::malformed(format!(
+                    "{} cells refer to shared strings missing from the table of {} (first: index {idx}); they were left empty",
+                    self.missing_sst.0, self.ctx.sst_len
+                ))
+                .at_cell(row, col),
+            );
+        }
         self.store.normalize();
         self.hidden_rows.sort_unstable();
         self.hidden_rows.dedup();
@@ -208,6 +225,7 @@ impl<'a> SheetParser<'a> {
             dimension: self.dimension,
             head: self.head,
             tail: self.tail,
+            warnings,
         })
     }
 
@@ -668,14 +686,20 @@ impl<'a> SheetParser<'a> {
                     ))
                 })?;
                 if idx as usize >= self.ctx.sst_len {
-                    return Err(Error::malformed(format!(
-                        "shared string index {idx} out of range (the table has {})",
-                        self.ctx.sst_len
-                    )));
+                    // Not fatal: the cell is left empty and the sheet gets a
+                    // warning (the readers users compare with do the same).
+                    if self.missing_sst.0 == 0 {
+                        self.missing_sst.1 = (self.row, self.next_col.saturating_sub(1), idx);
+                    }
+                    self.missing_sst.0 += 1;
+                    return Ok(None);
                 }
                 (T_SST, 0, u64::from(idx))
             }
-            (b"str" | b"inlineStr", Some(raw), _) => {
+            // An inline-string cell keeps its text in <is>; a stray <v> is
+            // ignored, as other readers do.
+            (b"inlineStr", _, _) => return Ok(None),
+            (b"str", Some(raw), _) => {
                 let off = self.store.arena.len();
                 ream_xml::unescape_into(raw, &mut self.store.arena)
                     .map_err(|e| xml_err(e, base))?;
@@ -711,7 +735,11 @@ impl<'a> SheetParser<'a> {
                     return Ok(None);
                 }
                 match crate::dates::iso_to_serial(raw, self.ctx.date_1904) {
-                    Some(serial) => (T_DATE, 0, serial.to_bits()),
+                    Some(serial) => (
+                        T_DATE,
+                        date_kind_code(crate::dates::kind_for(DateKind::DateTime, serial)),
+                        serial.to_bits(),
+                    ),
                     None => {
                         return Err(Error::malformed(format!(
                             "bad ISO 8601 date '{}'",
@@ -734,7 +762,11 @@ impl<'a> SheetParser<'a> {
                     ))
                 })?;
                 match self.ctx.styles.date_kind(style) {
-                    Some(kind) => (T_DATE, date_kind_code(kind), v.to_bits()),
+                    Some(kind) => (
+                        T_DATE,
+                        date_kind_code(crate::dates::kind_for(kind, v)),
+                        v.to_bits(),
+                    ),
                     None => (T_NUMBER, 0, v.to_bits()),
                 }
             }
@@ -1063,12 +1095,29 @@ mod number_tests {
     #[test]
     fn fast_path_matches_std() {
         for s in [
-            "0", "-0", "1", "2635.96", "0.1", "-42.5", "123456789012345", "1.5", ".5", "5.",
-            "0.000000000000001", "99999999999999.9", "1234567890123456", "1e5", "1.5E-3",
+            "0",
+            "-0",
+            "1",
+            "2635.96",
+            "0.1",
+            "-42.5",
+            "123456789012345",
+            "1.5",
+            ".5",
+            "5.",
+            "0.000000000000001",
+            "99999999999999.9",
+            "1234567890123456",
+            "1e5",
+            "1.5E-3",
             "-7.25e10",
         ] {
             let want: f64 = s.parse().unwrap();
-            assert_eq!(parse_number(s.as_bytes()).unwrap().to_bits(), want.to_bits(), "{s}");
+            assert_eq!(
+                parse_number(s.as_bytes()).unwrap().to_bits(),
+                want.to_bits(),
+                "{s}"
+            );
         }
         for s in ["", "-", ".", "1..2", "abc", "NaN", "inf", "1e999", "--1"] {
             assert_eq!(parse_number(s.as_bytes()), None, "{s}");

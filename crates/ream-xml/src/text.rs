@@ -2,7 +2,7 @@
 //! caller-owned buffer.
 
 use crate::{XmlError, err};
-use memchr::memchr;
+use memchr::{memchr, memchr2};
 
 /// Trims XML whitespace (space, tab, CR, LF) from both ends.
 #[inline]
@@ -20,44 +20,54 @@ pub fn unescape_len_hint(raw: &[u8]) -> usize {
 }
 
 /// Appends `raw` to `out` with `&lt; &gt; &amp; &quot; &apos;` and
-/// `&#N;` / `&#xH;` resolved. Any other entity is an error (no DTDs, so no
-/// other entity can be defined). Offsets in errors are relative to `raw`.
-/// The fast path (no `&`) is one `memchr` and one copy.
+/// `&#N;` / `&#xH;` resolved, and line ends normalised as XML requires
+/// (a literal CR LF or lone CR becomes LF; `&#13;` stays a CR). Any other
+/// entity is an error (no DTDs, so no other entity can be defined).
+/// Offsets in errors are relative to `raw`. The fast path (no `&`, no CR)
+/// is one `memchr2` and one copy.
 #[inline]
 pub fn unescape_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), XmlError> {
-    let Some(first) = memchr(b'&', raw) else {
+    let Some(first) = memchr2(b'&', b'\r', raw) else {
         out.extend_from_slice(raw);
         return Ok(());
     };
     let mut pos = 0;
-    let mut amp = first;
+    let mut at = first;
     loop {
-        out.extend_from_slice(raw.get(pos..amp).unwrap_or_default());
-        let rest = raw.get(amp + 1..).unwrap_or_default();
-        let semi = memchr(b';', rest).ok_or(err(amp, "unterminated entity reference"))?;
-        let name = rest.get(..semi).unwrap_or_default();
-        match name {
-            b"lt" => out.push(b'<'),
-            b"gt" => out.push(b'>'),
-            b"amp" => out.push(b'&'),
-            b"quot" => out.push(b'"'),
-            b"apos" => out.push(b'\''),
-            _ => {
-                let code = match name {
-                    [b'#', b'x' | b'X', hex @ ..] => parse_radix(hex, 16),
-                    [b'#', dec @ ..] => parse_radix(dec, 10),
-                    _ => return Err(err(amp, "unknown entity reference")),
-                };
-                let ch = code
-                    .and_then(char::from_u32)
-                    .ok_or(err(amp, "invalid character reference"))?;
-                let mut tmp = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+        out.extend_from_slice(raw.get(pos..at).unwrap_or_default());
+        if raw.get(at) == Some(&b'\r') {
+            out.push(b'\n');
+            pos = at + 1;
+            if raw.get(pos) == Some(&b'\n') {
+                pos += 1;
             }
+        } else {
+            let rest = raw.get(at + 1..).unwrap_or_default();
+            let semi = memchr(b';', rest).ok_or(err(at, "unterminated entity reference"))?;
+            let name = rest.get(..semi).unwrap_or_default();
+            match name {
+                b"lt" => out.push(b'<'),
+                b"gt" => out.push(b'>'),
+                b"amp" => out.push(b'&'),
+                b"quot" => out.push(b'"'),
+                b"apos" => out.push(b'\''),
+                _ => {
+                    let code = match name {
+                        [b'#', b'x' | b'X', hex @ ..] => parse_radix(hex, 16),
+                        [b'#', dec @ ..] => parse_radix(dec, 10),
+                        _ => return Err(err(at, "unknown entity reference")),
+                    };
+                    let ch = code
+                        .and_then(char::from_u32)
+                        .ok_or(err(at, "invalid character reference"))?;
+                    let mut tmp = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+                }
+            }
+            pos = at + 1 + semi + 1;
         }
-        pos = amp + 1 + semi + 1;
-        match raw.get(pos..).and_then(|r| memchr(b'&', r)) {
-            Some(next) => amp = pos + next,
+        match raw.get(pos..).and_then(|r| memchr2(b'&', b'\r', r)) {
+            Some(next) => at = pos + next,
             None => {
                 out.extend_from_slice(raw.get(pos..).unwrap_or_default());
                 return Ok(());
@@ -90,6 +100,7 @@ mod tests {
         assert_eq!(un("a&lt;b&gt;c&amp;d&quot;e&apos;").unwrap(), "a<b>c&d\"e'");
         assert_eq!(un("&#65;&#x42;&#X43;z").unwrap(), "ABCz");
         assert_eq!(un("&#x1F600;").unwrap(), "\u{1F600}");
+        assert_eq!(un("a\r\nb\rc\n&#13;\r").unwrap(), "a\nb\nc\n\r\n");
         assert!(un("&bogus;").is_err());
         assert!(un("&amp").is_err());
         assert!(un("&#xD800;").is_err());

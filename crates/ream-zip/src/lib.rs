@@ -3,8 +3,9 @@
 //! * [`Archive::new`] parses the end-of-central-directory record (Zip64
 //!   included) and the central directory, resolves each entry's data offset
 //!   from its local header, and validates: entry count within [`Limits`],
-//!   data ranges inside the file, no overlapping entries, no duplicate
-//!   names, encrypted entries -> `ErrorKind::Encrypted`. Ratio and budget
+//!   data ranges inside the file, no overlapping entries, encrypted
+//!   entries -> `ErrorKind::Encrypted`. Duplicate names are kept and the
+//!   last copy wins (see [`Archive::duplicate_names`]). Ratio and budget
 //!   limits are checked per entry at read time.
 //! * [`Archive::read`] inflates one entry in one shot (libdeflate) into a
 //!   buffer of exactly the declared size, checks the CRC-32 and charges the
@@ -140,8 +141,11 @@ pub struct Archive {
     limits: Limits,
     /// Normalised name -> index.
     exact: HashMap<String, usize>,
-    /// ASCII-lowercased normalised name -> index of its first entry.
+    /// ASCII-lowercased normalised name -> index of the first distinct
+    /// name that folds to it (the last copy of a duplicated name).
     folded: HashMap<String, usize>,
+    /// Names seen more than once (the last copy wins).
+    duplicates: Vec<String>,
     /// Bytes charged against `limits.max_total_inflated` so far.
     inflated: AtomicU64,
 }
@@ -172,8 +176,9 @@ impl Archive {
     /// bytes (Zip64 records included), reads every entry and its local
     /// header, and fails with a [`Malformed`](ErrorKind::Malformed) error
     /// on a missing or truncated directory, a local header or data range
-    /// out of bounds, overlapping entries or duplicate names (after
-    /// normalisation as in [`find`](Archive::find)); with
+    /// out of bounds or overlapping entries (duplicate names, after
+    /// normalisation as in [`find`](Archive::find), are not an error: the
+    /// last copy wins); with
     /// [`LimitExceeded`](ErrorKind::LimitExceeded) when the archive declares
     /// more than `limits.max_entries` entries; with
     /// [`Encrypted`](ErrorKind::Encrypted) when an entry is encrypted.
@@ -185,16 +190,22 @@ impl Archive {
         directory::check_overlaps(&entries)?;
         let mut exact = HashMap::with_capacity(entries.len());
         let mut folded = HashMap::with_capacity(entries.len());
+        let mut duplicates = Vec::new();
         for (i, e) in entries.iter().enumerate() {
             let key = normalize(&e.name).into_owned();
-            folded.entry(key.to_ascii_lowercase()).or_insert(i);
-            if exact.insert(key, i).is_some() {
-                return Err(Error::new(
-                    ErrorKind::Malformed,
-                    format!("duplicate entry name {}", e.name),
-                )
-                .entry_name(e.name.clone())
-                .at(e.header_offset));
+            // Duplicate names: the last copy wins, as with appended
+            // archives and the readers users compare against.
+            let lower = key.to_ascii_lowercase();
+            match exact.insert(key, i) {
+                Some(prev) => {
+                    duplicates.push(e.name.clone());
+                    if folded.get(&lower) == Some(&prev) {
+                        folded.insert(lower, i);
+                    }
+                }
+                None => {
+                    folded.entry(lower).or_insert(i);
+                }
             }
         }
         Ok(Archive {
@@ -203,8 +214,14 @@ impl Archive {
             limits,
             exact,
             folded,
+            duplicates,
             inflated: AtomicU64::new(0),
         })
+    }
+    /// Names that occur more than once in the directory (lookups return
+    /// the last copy). Empty for a well-formed archive.
+    pub fn duplicate_names(&self) -> &[String] {
+        &self.duplicates
     }
     /// All entries in central-directory order.
     pub fn entries(&self) -> &[Entry] {

@@ -321,24 +321,25 @@ fn local_header_offset_out_of_bounds_or_wrong() {
 
 #[test]
 fn duplicate_entry_names() {
+    // Two copies of one part: the last copy is read (as other readers do)
+    // and the workbook carries a warning naming the part.
     let xml = sheet(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#);
     let other = sheet(r#"<row r="1"><c r="A1"><v>2</v></c></row>"#);
     let dup = Zip::minimal(&xml, None).push(Entry::new(SHEET, other.as_bytes()));
+    let wb = open(dup.build()).unwrap();
+    assert_eq!(cells(&wb), vec![(0, 0, "Number(2.0)".to_string())]);
     check(
-        &fail(dup.build()),
+        &wb.warnings()[0],
         ErrorKind::Malformed,
         Some(SHEET),
-        "duplicate",
+        "more than once",
     );
     // The same name spelled with backslashes and a leading slash.
     let alias = r"/xl\worksheets\sheet1.xml";
     let dup = Zip::minimal(&xml, None).push(Entry::new(alias, other.as_bytes()));
-    check(
-        &fail(dup.build()),
-        ErrorKind::Malformed,
-        Some(alias),
-        "duplicate",
-    );
+    let wb = open(dup.build()).unwrap();
+    assert_eq!(cells(&wb), vec![(0, 0, "Number(2.0)".to_string())]);
+    assert_eq!(wb.warnings().len(), 1);
 }
 
 #[test]
@@ -401,39 +402,55 @@ fn missing_sheet_part() {
 
 #[test]
 fn sheet_without_a_relationship() {
+    // The sheet is skipped with a warning; the workbook still opens.
     let wb = WORKBOOK_XML.replace(r#"r:id="rId1""#, r#"r:id="rId9""#);
-    let e = fail(Zip::minimal(&sheet(""), None).set(WORKBOOK, wb).build());
-    check(&e, ErrorKind::Malformed, Some(WORKBOOK), "rId9");
+    let wb = open(Zip::minimal(&sheet(""), None).set(WORKBOOK, wb).build()).unwrap();
+    assert!(wb.sheets().is_empty());
+    check(
+        &wb.warnings()[0],
+        ErrorKind::Malformed,
+        Some(WORKBOOK),
+        "rId9",
+    );
 }
 
 #[test]
 fn shared_string_cell_without_shared_strings() {
-    let e = rows_err(r#"<row r="2"><c r="B2" t="s"><v>0</v></c></row>"#);
+    // The cell is left empty, the rest of the sheet is kept, and a warning
+    // names the sheet part and the first such cell.
+    let wb = rows_ok(r#"<row r="2"><c r="A2"><v>5</v></c><c r="B2" t="s"><v>0</v></c></row>"#);
+    assert_eq!(cells(&wb), vec![(1, 0, "Number(5.0)".to_string())]);
+    let w = &wb.warnings()[0];
     check(
-        &e,
+        w,
         ErrorKind::Malformed,
         Some(SHEET),
-        "shared string index 0",
+        "missing from the table",
     );
-    assert_eq!(e.cell(), Some((1, 1)));
+    assert_eq!(w.cell(), Some((1, 1)));
 }
 
 #[test]
 fn shared_string_index_out_of_range() {
-    let xml = sheet(r#"<row r="3"><c r="C3" t="s"><v>7</v></c></row>"#);
-    let e = fail(minimal_sst(&xml, &sst(&["a", "b"])));
+    // Past the table: the cell is left empty with a warning naming it.
+    let xml = sheet(
+        r#"<row r="3"><c r="B3" t="s"><v>1</v></c><c r="C3" t="s"><v>7</v></c><c r="D3" t="s"><v>9</v></c></row>"#,
+    );
+    let wb = open(minimal_sst(&xml, &sst(&["a", "b"]))).unwrap();
+    assert_eq!(cells(&wb), vec![(2, 1, "String(\"b\")".to_string())]);
+    let w = &wb.warnings()[0];
     check(
-        &e,
+        w,
         ErrorKind::Malformed,
         Some(SHEET),
-        "index 7 out of range",
+        "2 cells refer to shared strings",
     );
-    assert_eq!(e.cell(), Some((2, 2)));
-    assert!(e.offset().is_some());
+    assert!(w.message().contains("index 7"), "{w}");
+    assert_eq!(w.cell(), Some((2, 2)));
     // Slow path (a formula before the value) names the cell too.
     let xml = sheet(r#"<row r="3"><c r="C3" t="s"><f>X</f><v>7</v><extLst/></c></row>"#);
-    let e = fail(minimal_sst(&xml, &sst(&["a", "b"])));
-    assert_eq!(e.cell(), Some((2, 2)), "{e}");
+    let wb = open(minimal_sst(&xml, &sst(&["a", "b"]))).unwrap();
+    assert_eq!(wb.warnings()[0].cell(), Some((2, 2)));
     // Not a number at all.
     let xml = sheet(r#"<row r="3"><c r="C3" t="s"><v>-1</v></c></row>"#);
     let e = fail(minimal_sst(&xml, &sst(&["a"])));

@@ -371,13 +371,15 @@ fn overlapping_entries_are_rejected() {
 }
 
 #[test]
-fn duplicate_names_are_rejected() {
+fn duplicate_names_last_copy_wins() {
     let dup = zip(&[Ent::stored("a.txt", b"1"), Ent::stored("a.txt", b"2")]);
-    let err = open(dup).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Malformed);
-    assert_eq!(err.entry(), Some("a.txt"));
+    let a = open(dup).unwrap();
+    assert_eq!(a.duplicate_names(), ["a.txt".to_string()]);
+    assert_eq!(a.read(a.find("a.txt").unwrap()).unwrap(), b"2");
     let slash = zip(&[Ent::stored("a.txt", b"1"), Ent::stored("/a.txt", b"2")]);
-    assert_eq!(open(slash).unwrap_err().kind(), ErrorKind::Malformed);
+    let a = open(slash).unwrap();
+    assert_eq!(a.duplicate_names().len(), 1);
+    assert_eq!(a.read(a.find("A.TXT").unwrap()).unwrap(), b"2");
 }
 
 #[test]
