@@ -1088,57 +1088,6 @@ pub(crate) fn parse_number(b: &[u8]) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
-#[cfg(test)]
-mod number_tests {
-    use super::parse_number;
-
-    #[test]
-    fn fast_path_matches_std() {
-        for s in [
-            "0",
-            "-0",
-            "1",
-            "2635.96",
-            "0.1",
-            "-42.5",
-            "123456789012345",
-            "1.5",
-            ".5",
-            "5.",
-            "0.000000000000001",
-            "99999999999999.9",
-            "1234567890123456",
-            "1e5",
-            "1.5E-3",
-            "-7.25e10",
-        ] {
-            let want: f64 = s.parse().unwrap();
-            assert_eq!(
-                parse_number(s.as_bytes()).unwrap().to_bits(),
-                want.to_bits(),
-                "{s}"
-            );
-        }
-        for s in ["", "-", ".", "1..2", "abc", "NaN", "inf", "1e999", "--1"] {
-            assert_eq!(parse_number(s.as_bytes()), None, "{s}");
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn agrees_with_std(m in 0u64..1_000_000_000_000_000, k in 0usize..16, neg: bool) {
-            let digits = m.to_string();
-            let s = if k == 0 || k >= digits.len() {
-                digits.clone()
-            } else {
-                format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
-            };
-            let s = if neg { format!("-{s}") } else { s };
-            let want: f64 = s.parse().unwrap();
-            proptest::prop_assert_eq!(parse_number(s.as_bytes()).unwrap().to_bits(), want.to_bits());
-        }
-    }
-}
 
 /// Where a cell's start tag lies.
 struct CellTagPos {
@@ -1253,4 +1202,56 @@ fn ends_with_end_tag(tail: &[u8]) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::parse_number;
+
+    #[test]
+    fn fast_path_matches_std() {
+        for s in [
+            "0",
+            "-0",
+            "1",
+            "2635.96",
+            "0.1",
+            "-42.5",
+            "123456789012345",
+            "1.5",
+            ".5",
+            "5.",
+            "0.000000000000001",
+            "99999999999999.9",
+            "1234567890123456",
+            "1e5",
+            "1.5E-3",
+            "-7.25e10",
+        ] {
+            let want: f64 = s.parse().unwrap();
+            assert_eq!(
+                parse_number(s.as_bytes()).unwrap().to_bits(),
+                want.to_bits(),
+                "{s}"
+            );
+        }
+        for s in ["", "-", ".", "1..2", "abc", "NaN", "inf", "1e999", "--1"] {
+            assert_eq!(parse_number(s.as_bytes()), None, "{s}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn agrees_with_std(m in 0u64..1_000_000_000_000_000, k in 0usize..16, neg: bool) {
+            let digits = m.to_string();
+            let s = if k == 0 || k >= digits.len() {
+                digits.clone()
+            } else {
+                format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
+            };
+            let s = if neg { format!("-{s}") } else { s };
+            let want: f64 = s.parse().unwrap();
+            proptest::prop_assert_eq!(parse_number(s.as_bytes()).unwrap().to_bits(), want.to_bits());
+        }
+    }
 }
