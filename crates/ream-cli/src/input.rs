@@ -11,6 +11,26 @@ use std::path::{Path, PathBuf};
 /// On failure the error names the file and, when the bytes are not a
 /// workbook ream reads, the format it looks like.
 pub fn open_workbook(path: &Path, opts: &OpenOptions) -> Result<Workbook> {
+    let wb = open_quiet(path, opts)?;
+    report_warnings(&wb);
+    Ok(wb)
+}
+
+/// Set once any opened workbook had warnings: the process then exits 3.
+pub static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints the workbook's warnings (broken small parts, skipped sheets,
+/// cells left empty) on stderr and remembers that there were some.
+pub fn report_warnings(wb: &Workbook) {
+    for w in wb.warnings() {
+        eprintln!("ream: warning: {w}");
+    }
+    if !wb.warnings().is_empty() {
+        WARNED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+fn open_quiet(path: &Path, opts: &OpenOptions) -> Result<Workbook> {
     if path == Path::new("-") {
         let mut buf = Vec::new();
         std::io::stdin()

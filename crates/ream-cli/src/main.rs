@@ -5,7 +5,7 @@
 //! files and run every engine on them).
 //!
 //! Data goes to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 error,
-//! 2 usage, 3 finished with warnings (not used yet), 4 encrypted input.
+//! 2 usage, 3 finished with warnings (printed on stderr), 4 encrypted input.
 
 mod cat;
 mod demo;
@@ -25,6 +25,8 @@ static ALLOC: ream_alloc::CountingAlloc = ream_alloc::CountingAlloc;
 
 /// Exit status: the input is encrypted.
 const EXIT_ENCRYPTED: u8 = 4;
+/// Exit status: finished, but the input had problems reported as warnings.
+const EXIT_WARNINGS: u8 = 3;
 /// Exit status: bad usage (clap also exits 2 on its own errors).
 const EXIT_USAGE: u8 = 2;
 
@@ -70,6 +72,9 @@ fn main() -> ExitCode {
         Command::Demo(a) => demo::run(&a),
     };
     match result {
+        Ok(()) if input::WARNED.load(std::sync::atomic::Ordering::Relaxed) => {
+            ExitCode::from(EXIT_WARNINGS)
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

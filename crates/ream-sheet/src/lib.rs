@@ -17,6 +17,8 @@
 //! ([`ream_xml`]) walks the XML and writes 16-byte cells and string bytes
 //! into vectors that grow geometrically.
 
+mod cell_scan;
+mod cell_text;
 mod dates;
 mod encoding;
 mod error;
@@ -33,6 +35,8 @@ mod store;
 mod styles_view;
 mod workbook;
 mod worksheet;
+#[cfg(test)]
+mod worksheet_props;
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::*;

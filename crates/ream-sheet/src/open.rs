@@ -389,7 +389,10 @@ fn parse_one(
         if let Err(e) = crate::encoding::ensure_utf8(buf) {
             return (Err(name(e)), inf, 0.0, 0);
         }
-        let res = SheetParser::new(ctx).parse_all(buf).map_err(name);
+        let res = SheetParser::new(ctx)
+            .reserve_for(buf.len() as u64)
+            .parse_all(buf)
+            .map_err(name);
         (res, inf, t.elapsed().as_secs_f64(), buf.len() as u64)
     } else {
         let (res, inf, par, bytes) = if spare_core {
@@ -415,7 +418,7 @@ fn parse_streaming(
         Ok(r) => r,
         Err(e) => return (Err(e.into()), 0.0, 0.0, 0),
     };
-    let mut parser = SheetParser::new(ctx);
+    let mut parser = SheetParser::new(ctx).reserve_for(entry.uncompressed_size);
     let mut buf: Vec<u8> = Vec::with_capacity(STREAM_BLOCK * 2);
     let mut filled = 0usize;
     loop {
@@ -499,7 +502,7 @@ fn parse_pipelined(
                 }
             }
         });
-        let mut parser = SheetParser::new(ctx);
+        let mut parser = SheetParser::new(ctx).reserve_for(entry.uncompressed_size);
         let mut carry: Vec<u8> = Vec::with_capacity(STREAM_BLOCK * 2);
         let (mut par, mut total) = (0.0, 0u64);
         let mut result: Result<()> = Ok(());

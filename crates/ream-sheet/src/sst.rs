@@ -52,9 +52,9 @@ pub(crate) fn parse_shared_strings(
         }
         let off = arena.len();
         if tag.kind == TagKind::Start {
-            pos = crate::worksheet::collect_runs(xml, pos, b"si", &mut arena, limits.max_xml_depth)
+            pos = crate::cell_text::collect_runs(xml, pos, b"si", &mut arena, limits.max_xml_depth)
                 .map_err(here)?;
-            crate::worksheet::finish_text(&mut arena, off, limits.max_string_chars)
+            crate::cell_text::finish_text(&mut arena, off, limits.max_string_chars)
                 .map_err(|e| e.in_part(part).at_offset(tag.start as u64))?;
         } else if tag.kind != TagKind::Empty {
             continue;

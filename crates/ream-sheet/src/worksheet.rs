@@ -6,6 +6,11 @@
 //! per-cell path allocates nothing: names and attributes are matched as
 //! bytes, text is decoded straight into the sheet's arena.
 
+use crate::cell_scan::{
+    CellHead, CellTagPos, FastCell, fast_cell, find_lt, parse_cell_start, parse_number, parse_u32,
+    type_code,
+};
+use crate::cell_text::{attr, collect_runs, finish_text, span_bits, text_span};
 use crate::error::{Error, Result};
 use crate::formula::shift_formula;
 use crate::model::{CellError, CellRange, DateKind};
@@ -148,6 +153,21 @@ impl<'a> SheetParser<'a> {
             root_closed: false,
             missing_sst: (0, (0, 0, 0)),
         }
+    }
+
+    /// Reserves cell storage for a part of `xml_len` bytes (about one cell
+    /// per 24 bytes of XML, at most 64 M cells, never more than the cell
+    /// limit), so the cell vector is not copied while it grows. Only
+    /// touched pages become resident; a failed reservation is ignored.
+    pub fn reserve_for(mut self, xml_len: u64) -> SheetParser<'a> {
+        let want = (xml_len / 24)
+            .min(self.ctx.limits.max_cells_per_sheet)
+            .min(1 << 26);
+        let _ = self
+            .store
+            .cells
+            .try_reserve(usize::try_from(want).unwrap_or(0));
+        self
     }
 
     /// Parses a whole part at once.
@@ -370,6 +390,16 @@ impl<'a> SheetParser<'a> {
             // generic tag walker (most of the bytes of a sheet).
             if let Some(lt) = find_lt(slice, pos) {
                 match slice.get(lt + 1..lt + 4) {
+                    Some(b"c r") => {
+                        if let Some(fc) = fast_cell(slice, lt) {
+                            pos = self.commit_fast(slice, lt, fc)?;
+                            continue;
+                        }
+                        if let Some(head) = parse_cell_start(slice, lt) {
+                            pos = self.cell_body(slice, head)?;
+                            continue;
+                        }
+                    }
                     Some([b'c', b' ' | b'>' | b'/', _]) => {
                         if let Some(head) = parse_cell_start(slice, lt) {
                             pos = self.cell_body(slice, head)?;
@@ -491,18 +521,69 @@ impl<'a> SheetParser<'a> {
             end: tag.end,
             empty: tag.kind == TagKind::Empty,
             r: None,
-            t: b"n",
+            rc: None,
+            t: b'n',
             style: 0,
         };
         for (name, value) in tag.attributes() {
             match name {
                 b"r" => head.r = Some(value),
-                b"t" => head.t = value,
+                b"t" => head.t = type_code(value),
                 b"s" => head.style = parse_u32(value).unwrap_or(0),
                 _ => {}
             }
         }
         self.cell_body(buf, head)
+    }
+
+    /// Stores a cell read by [`fast_cell`]; returns the offset past it.
+    #[inline]
+    fn commit_fast(&mut self, buf: &[u8], lt: usize, fc: FastCell) -> Result<usize> {
+        let (row, col) = (fc.row, fc.col);
+        let at = self.base + lt as u64;
+        if row > crate::refs::MAX_ROW || col > crate::refs::MAX_COL {
+            return Err(Error::malformed(format!(
+                "cell at row {} column {} lies beyond Excel's grid (1,048,576 rows x 16,384 columns)",
+                u64::from(row) + 1,
+                u64::from(col) + 1
+            ))
+            .at_offset(at));
+        }
+        self.next_col = col + 1;
+        if row != self.row {
+            self.row = row;
+            self.next_row = row + 1;
+        }
+        let decoded = match (fc.t, fc.num) {
+            (b'n', Some(v)) => Some(match self.ctx.styles.date_kind(fc.style) {
+                Some(kind) => (
+                    T_DATE,
+                    date_kind_code(crate::dates::kind_for(kind, v)),
+                    v.to_bits(),
+                ),
+                None => (T_NUMBER, 0, v.to_bits()),
+            }),
+            (b's', Some(_)) if (fc.index as usize) < self.ctx.sst_len => {
+                Some((T_SST, 0, u64::from(fc.index)))
+            }
+            _ => self
+                .decode_value(fc.t, buf.get(fc.v.0..fc.v.1), None, fc.style)
+                .map_err(|e| e.at_cell(row, col).at_offset(at))?,
+        };
+        if let Some((tag_code, mut aux, bits)) = decoded {
+            if let Some((fs, fe)) = fc.f {
+                let text = buf.get(fs..fe).unwrap_or_default();
+                if self
+                    .plain_formula(text, row, col)
+                    .map_err(|e| e.at_cell(row, col).at_offset(at))?
+                {
+                    aux |= AUX_FORMULA;
+                }
+            }
+            self.push_cell(row, col, tag_code, aux, bits)
+                .map_err(|e| e.at_cell(row, col).at_offset(at))?;
+        }
+        Ok(fc.end)
     }
 
     /// Parses a cell whose start tag is described by `head`; returns the
@@ -512,7 +593,10 @@ impl<'a> SheetParser<'a> {
         let mut col = self.next_col;
         let t = head.t;
         let style = head.style;
-        if let Some(value) = head.r {
+        if let Some((r, c)) = head.rc {
+            row = r;
+            col = c;
+        } else if let Some(value) = head.r {
             let (r, c) = parse_a1(value).ok_or_else(|| {
                 Error::malformed(format!(
                     "bad cell reference '{}'",
@@ -627,8 +711,9 @@ impl<'a> SheetParser<'a> {
         let decoded = self.decode_value(t, raw, inline, style).map_err(here)?;
         let Some((tag_code, aux, bits)) = decoded else {
             // No value: a formula recorded for this cell is dropped.
-            if has_formula {
-                self.store.formulas.pop();
+            if has_formula && let Some(f) = self.store.formulas.pop() {
+                self.store.arena.truncate(f.off as usize);
+                self.formula_bytes = self.formula_bytes.saturating_sub(u64::from(f.len));
             }
             return Ok(pos);
         };
@@ -665,16 +750,16 @@ impl<'a> SheetParser<'a> {
     /// `None` for an empty cell.
     fn decode_value(
         &mut self,
-        t: &[u8],
+        t: u8,
         raw: Option<&[u8]>,
         inline: Option<(u32, u32)>,
         style: u32,
     ) -> Result<Option<(u8, u8, u64)>> {
         let base = self.base;
         Ok(Some(match (t, raw, inline) {
-            (b"inlineStr", _, Some((off, len))) if len > 0 => (T_INLINE, 0, span_bits(off, len)),
+            (b'i', _, Some((off, len))) if len > 0 => (T_INLINE, 0, span_bits(off, len)),
             (_, None, _) => return Ok(None),
-            (b"s", Some(raw), _) => {
+            (b's', Some(raw), _) => {
                 let raw = ream_xml::trim_xml_ws(raw);
                 if raw.is_empty() {
                     return Ok(None);
@@ -698,8 +783,8 @@ impl<'a> SheetParser<'a> {
             }
             // An inline-string cell keeps its text in <is>; a stray <v> is
             // ignored, as other readers do.
-            (b"inlineStr", _, _) => return Ok(None),
-            (b"str", Some(raw), _) => {
+            (b'i', _, _) => return Ok(None),
+            (b'S', Some(raw), _) => {
                 let off = self.store.arena.len();
                 ream_xml::unescape_into(raw, &mut self.store.arena)
                     .map_err(|e| xml_err(e, base))?;
@@ -710,7 +795,7 @@ impl<'a> SheetParser<'a> {
                 }
                 (T_INLINE, 0, span_bits(off as u32, len as u32))
             }
-            (b"b", Some(raw), _) => match ream_xml::trim_xml_ws(raw) {
+            (b'b', Some(raw), _) => match ream_xml::trim_xml_ws(raw) {
                 b"1" | b"true" => (T_BOOL, 0, 1),
                 b"0" | b"false" => (T_BOOL, 0, 0),
                 b"" => return Ok(None),
@@ -721,7 +806,7 @@ impl<'a> SheetParser<'a> {
                     )));
                 }
             },
-            (b"e", Some(raw), _) => {
+            (b'e', Some(raw), _) => {
                 let raw = ream_xml::trim_xml_ws(raw);
                 match CellError::from_bytes(raw) {
                     Some(e) => (T_ERROR, e.code(), 0),
@@ -729,7 +814,7 @@ impl<'a> SheetParser<'a> {
                     None => (T_ERROR, CellError::Value.code(), 0),
                 }
             }
-            (b"d", Some(raw), _) => {
+            (b'd', Some(raw), _) => {
                 let raw = ream_xml::trim_xml_ws(raw);
                 if raw.is_empty() {
                     return Ok(None);
@@ -894,295 +979,6 @@ impl SheetParser<'_> {
     }
 }
 
-/// Collects `<t>` text inside the element `end_name` (whose start tag ended at
-/// `from`) into `out`, skipping `<rPh>` phonetic runs. Returns the offset past
-/// the closing tag.
-pub(crate) fn collect_runs(
-    buf: &[u8],
-    from: usize,
-    end_name: &[u8],
-    out: &mut Vec<u8>,
-    max_depth: u32,
-) -> std::result::Result<usize, XmlError> {
-    let mut pos = from;
-    let mut depth: u32 = 1;
-    let mut in_t = false;
-    let mut phonetic: u32 = 0;
-    loop {
-        let rest = buf.get(pos..).unwrap_or_default();
-        let lt = memchr::memchr(b'<', rest).ok_or(XmlError {
-            offset: buf.len(),
-            message: "text run is not closed",
-            truncated: true,
-        })?;
-        if in_t && phonetic == 0 {
-            ream_xml::unescape_into(rest.get(..lt).unwrap_or_default(), out).map_err(|mut e| {
-                e.offset += pos;
-                e
-            })?;
-        }
-        let tag = next_tag(buf, pos + lt)?.ok_or(XmlError {
-            offset: buf.len(),
-            message: "text run is not closed",
-            truncated: true,
-        })?;
-        pos = tag.end;
-        match tag.kind {
-            TagKind::Start => {
-                depth += 1;
-                if depth > max_depth {
-                    return Err(XmlError {
-                        offset: tag.start,
-                        message: "XML nesting too deep",
-                        truncated: false,
-                    });
-                }
-                match tag.name {
-                    b"t" => in_t = true,
-                    b"rPh" => phonetic += 1,
-                    _ => {}
-                }
-            }
-            TagKind::End => {
-                depth -= 1;
-                match tag.name {
-                    b"t" => in_t = false,
-                    b"rPh" => phonetic = phonetic.saturating_sub(1),
-                    _ => {}
-                }
-                if depth == 0 {
-                    if tag.name != end_name {
-                        return Err(XmlError {
-                            offset: tag.start,
-                            message: "mismatched end tag",
-                            truncated: false,
-                        });
-                    }
-                    return Ok(pos);
-                }
-            }
-            TagKind::CData if in_t && phonetic == 0 => out.extend_from_slice(tag.attrs),
-            _ => {}
-        }
-    }
-}
-
-/// Validates text appended to `arena` since `off`: it must be UTF-8,
-/// `_xHHHH_` escapes are decoded in place, and it must fit the length limit.
-pub(crate) fn finish_text(arena: &mut Vec<u8>, off: usize, max_chars: usize) -> Result<()> {
-    let piece = arena.get(off..).unwrap_or_default();
-    if let Err(e) = std::str::from_utf8(piece) {
-        return Err(Error::malformed(format!(
-            "invalid UTF-8 in cell text at byte {} of the string",
-            e.valid_up_to()
-        )));
-    }
-    if memchr::memchr(b'_', piece).is_some() {
-        crate::escapes::decode_xhhhh_in_place(arena, off);
-    }
-    let piece = arena.get(off..).unwrap_or_default();
-    if piece.len() > max_chars {
-        let chars = std::str::from_utf8(piece)
-            .map(|s| s.chars().count())
-            .unwrap_or(piece.len());
-        if chars > max_chars {
-            return Err(Error::limit(format!(
-                "string of {chars} characters exceeds the limit of {max_chars}"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The raw text of an element whose start tag ended at `from`: returns
-/// (start, end, offset past the end tag). CDATA inside is not supported in
-/// values (it is rare); such text ends at the first `<`.
-fn text_span(buf: &[u8], from: usize) -> std::result::Result<(usize, usize, usize), XmlError> {
-    let rest = buf.get(from..).unwrap_or_default();
-    let lt = memchr::memchr(b'<', rest).ok_or(XmlError {
-        offset: buf.len(),
-        message: "element text is not closed",
-        truncated: true,
-    })?;
-    let end = from + lt;
-    let tag = next_tag(buf, end)?.ok_or(XmlError {
-        offset: end,
-        message: "element text is not closed",
-        truncated: true,
-    })?;
-    if tag.kind != TagKind::End {
-        // Nested markup in a value: skip to the matching end.
-        let after = skip_element(buf, from, 8)?;
-        return Ok((from, end, after));
-    }
-    Ok((from, end, tag.end))
-}
-
-#[inline]
-fn span_bits(off: u32, len: u32) -> u64 {
-    (u64::from(off) << 32) | u64::from(len)
-}
-
-/// The raw value of attribute `name` of `tag`.
-pub(crate) fn attr<'t>(tag: &Tag<'t>, name: &[u8]) -> Option<&'t [u8]> {
-    tag.attributes().find(|(n, _)| *n == name).map(|(_, v)| v)
-}
-
-/// Parses a decimal u32 (no sign, no spaces).
-#[inline]
-pub(crate) fn parse_u32(b: &[u8]) -> Option<u32> {
-    if b.is_empty() || b.len() > 10 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &c in b {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + u64::from(c - b'0');
-    }
-    u32::try_from(v).ok()
-}
-
-/// Exact powers of ten representable in f64.
-const POW10: [f64; 16] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-];
-
-/// Parses a cell number. Fast path (most cells): an optional `-`, then at
-/// most 15 digits with an optional decimal point; the digits form an exact
-/// integer m < 2^53 and the result m / 10^k is one correctly rounded IEEE
-/// division of two exact values, so it equals the correctly rounded
-/// decimal (Clinger's fast path). Everything else (exponents, 16+ digits)
-/// goes through fast-float2, which beats `str::parse::<f64>` by 2-3x.
-#[inline]
-pub(crate) fn parse_number(b: &[u8]) -> Option<f64> {
-    let (neg, digits) = match b.first() {
-        Some(b'-') => (true, b.get(1..).unwrap_or_default()),
-        _ => (false, b),
-    };
-    if !digits.is_empty() && digits.len() <= 16 {
-        let mut m: u64 = 0;
-        let mut n_digits = 0;
-        let mut frac: Option<usize> = None;
-        let mut ok = true;
-        for (i, &c) in digits.iter().enumerate() {
-            if c.is_ascii_digit() {
-                m = m * 10 + u64::from(c - b'0');
-                n_digits += 1;
-            } else if c == b'.' && frac.is_none() {
-                frac = Some(i);
-            } else {
-                ok = false;
-                break;
-            }
-        }
-        if ok && n_digits > 0 && n_digits <= 15 {
-            let k = frac.map_or(0, |i| digits.len() - i - 1);
-            let v = m as f64 / POW10.get(k).copied().unwrap_or(1.0);
-            return Some(if neg { -v } else { v });
-        }
-    }
-    let v: f64 = fast_float2::parse(b).ok()?;
-    // NaN and infinities are not numbers a cell can hold.
-    v.is_finite().then_some(v)
-}
-
-
-/// Where a cell's start tag lies.
-struct CellTagPos {
-    start: usize,
-    end: usize,
-}
-
-/// The attributes of a `<c>` start tag that matter.
-struct CellHead<'a> {
-    start: usize,
-    end: usize,
-    empty: bool,
-    r: Option<&'a [u8]>,
-    t: &'a [u8],
-    style: u32,
-}
-
-/// Finds the next `<` at or after `from`. Values and gaps between tags
-/// are short in worksheet XML, so a plain loop over the first bytes beats a
-/// `memchr` call (whose setup dominates for spans under ~16 bytes); longer
-/// spans fall back to `memchr`.
-#[inline]
-fn find_lt(buf: &[u8], from: usize) -> Option<usize> {
-    let rest = buf.get(from..)?;
-    for (i, &b) in rest.iter().take(16).enumerate() {
-        if b == b'<' {
-            return Some(from + i);
-        }
-    }
-    memchr::memchr(b'<', rest.get(16..)?).map(|i| from + 16 + i)
-}
-
-/// Parses an unprefixed `<c ...>` start tag at `lt` with a byte loop.
-/// Returns `None` for anything unusual (the generic walker takes over).
-#[inline]
-fn parse_cell_start(buf: &[u8], lt: usize) -> Option<CellHead<'_>> {
-    let mut i = lt + 2;
-    let mut head = CellHead {
-        start: lt,
-        end: 0,
-        empty: false,
-        r: None,
-        t: b"n",
-        style: 0,
-    };
-    loop {
-        let mut b = *buf.get(i)?;
-        while b == b' ' {
-            i += 1;
-            b = *buf.get(i)?;
-        }
-        match b {
-            b'>' => {
-                head.end = i + 1;
-                return Some(head);
-            }
-            b'/' => {
-                if buf.get(i + 1) != Some(&b'>') {
-                    return None;
-                }
-                head.end = i + 2;
-                head.empty = true;
-                return Some(head);
-            }
-            _ => {}
-        }
-        let name_start = i;
-        while *buf.get(i)? != b'=' {
-            i += 1;
-            if i - name_start > 32 {
-                return None;
-            }
-        }
-        let name = buf.get(name_start..i)?;
-        let q = *buf.get(i + 1)?;
-        if q != b'"' && q != b'\'' {
-            return None;
-        }
-        let vstart = i + 2;
-        let mut j = vstart;
-        while *buf.get(j)? != q {
-            j += 1;
-        }
-        let value = buf.get(vstart..j)?;
-        match name {
-            b"r" => head.r = Some(value),
-            b"t" => head.t = value,
-            b"s" => head.style = parse_u32(value).unwrap_or(0),
-            _ if name.contains(&b':') || name.contains(&b' ') => return None,
-            _ => {}
-        }
-        i = j + 1;
-    }
-}
-
 /// True when `tail` (the part after `</sheetData>`) closes the root
 /// element, i.e. the part is not cut short.
 fn ends_with_end_tag(tail: &[u8]) -> bool {
@@ -1202,56 +998,4 @@ fn ends_with_end_tag(tail: &[u8]) -> bool {
         }
     }
     false
-}
-
-#[cfg(test)]
-mod number_tests {
-    use super::parse_number;
-
-    #[test]
-    fn fast_path_matches_std() {
-        for s in [
-            "0",
-            "-0",
-            "1",
-            "2635.96",
-            "0.1",
-            "-42.5",
-            "123456789012345",
-            "1.5",
-            ".5",
-            "5.",
-            "0.000000000000001",
-            "99999999999999.9",
-            "1234567890123456",
-            "1e5",
-            "1.5E-3",
-            "-7.25e10",
-        ] {
-            let want: f64 = s.parse().unwrap();
-            assert_eq!(
-                parse_number(s.as_bytes()).unwrap().to_bits(),
-                want.to_bits(),
-                "{s}"
-            );
-        }
-        for s in ["", "-", ".", "1..2", "abc", "NaN", "inf", "1e999", "--1"] {
-            assert_eq!(parse_number(s.as_bytes()), None, "{s}");
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn agrees_with_std(m in 0u64..1_000_000_000_000_000, k in 0usize..16, neg: bool) {
-            let digits = m.to_string();
-            let s = if k == 0 || k >= digits.len() {
-                digits.clone()
-            } else {
-                format!("{}.{}", &digits[..digits.len() - k], &digits[digits.len() - k..])
-            };
-            let s = if neg { format!("-{s}") } else { s };
-            let want: f64 = s.parse().unwrap();
-            proptest::prop_assert_eq!(parse_number(s.as_bytes()).unwrap().to_bits(), want.to_bits());
-        }
-    }
 }

@@ -90,7 +90,6 @@ pub(crate) fn check_entry(e: &Entry, limits: &Limits) -> Result<()> {
 /// exactly `e.uncompressed_size` long; verifies size and CRC-32. The caller
 /// has run [`check_entry`] and charged the budget.
 pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    out.clear();
     let n = usize::try_from(e.uncompressed_size).map_err(|_| {
         entry_error(
             e,
@@ -102,9 +101,19 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
         )
     })?;
     match e.method {
-        Method::Stored => out.extend_from_slice(raw),
+        Method::Stored => {
+            out.clear();
+            out.extend_from_slice(raw);
+        }
         Method::Deflate => {
-            out.resize(n, 0);
+            // Reuse the caller's buffer without zeroing what it already
+            // holds: inflate overwrites all `n` bytes or fails (and then the
+            // buffer is cleared), so stale bytes are never visible.
+            if out.len() < n {
+                out.resize(n, 0);
+            } else {
+                out.truncate(n);
+            }
             let got = DECOMPRESSOR.with(|cell| match cell.try_borrow_mut() {
                 Ok(mut slot) => slot
                     .get_or_insert_with(Decompressor::new)
@@ -129,6 +138,7 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
             }
         }
         Method::Other(m) => {
+            out.clear();
             return Err(entry_error(
                 e,
                 ErrorKind::Unsupported,
