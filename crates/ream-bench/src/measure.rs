@@ -120,18 +120,42 @@ fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Resul
     let wb = ream::Workbook::open(file, &opts).map_err(|e| anyhow!("ream: {e}"))?;
     let open_allocs = ream_alloc::snapshot().since(before).allocs;
     // Read every cell so both engines do comparable work (calamine builds
-    // a dense range of typed values).
-    let mut cells = 0u64;
-    let mut checksum = 0u64;
-    for sheet in wb.sheets() {
-        for c in sheet.cells() {
-            cells += 1;
-            checksum = checksum.wrapping_add(u64::from(c.row) ^ u64::from(c.col));
-            if let ream::sheet::Value::String(s) = c.value {
-                checksum = checksum.wrapping_add(s.len() as u64);
+    // a dense range of typed values). With N threads the sheets are visited
+    // on N threads, dealt round-robin like calamine's per-thread readers.
+    let visit = |sheets: Vec<&ream::sheet::Sheet>| {
+        let (mut cells, mut checksum) = (0u64, 0u64);
+        for sheet in sheets {
+            for c in sheet.cells() {
+                cells += 1;
+                checksum = checksum.wrapping_add(u64::from(c.row) ^ u64::from(c.col));
+                if let ream::sheet::Value::String(s) = c.value {
+                    checksum = checksum.wrapping_add(s.len() as u64);
+                }
             }
         }
+        (cells, checksum)
+    };
+    let n = resolve_threads(threads).min(wb.sheets().len()).max(1);
+    let mut shares: Vec<Vec<&ream::sheet::Sheet>> = vec![Vec::new(); n];
+    for (i, sheet) in wb.sheets().iter().enumerate() {
+        if let Some(share) = shares.get_mut(i % n) {
+            share.push(sheet);
+        }
     }
+    let (cells, checksum) = if n == 1 {
+        visit(shares.pop().unwrap_or_default())
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = shares
+                .into_iter()
+                .map(|share| scope.spawn(move || visit(share)))
+                .collect();
+            handles
+                .into_iter()
+                .filter_map(|h| h.join().ok())
+                .fold((0, 0), |(a, b), (c, d)| (a + c, b ^ d))
+        })
+    };
     let st = *wb.stats();
     drop(wb);
     Ok(Outcome {

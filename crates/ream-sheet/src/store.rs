@@ -72,12 +72,10 @@ fn date_kind_from(c: u8) -> DateKind {
 impl CellStore {
     /// Sorts cells (and formulas) by (row, col) if a sheet wrote them out of
     /// order; for duplicates the last written wins. Cheap when already sorted.
-    pub fn normalize(&mut self) {
-        let sorted = self
-            .cells
-            .windows(2)
-            .all(|w| matches!(w, [a, b] if (a.row, a.col) < (b.row, b.col)));
-        if !sorted {
+    /// `cells_sorted`: the caller saw every cell arrive in strictly
+    /// increasing (row, col) order (checked at push time, so no extra pass).
+    pub fn normalize(&mut self, cells_sorted: bool) {
+        if !cells_sorted {
             // Stable sort keeps write order among equal keys; keep the last.
             self.cells.sort_by_key(|c| (c.row, c.col));
             let mut out: Vec<RawCell> = Vec::with_capacity(self.cells.len());
@@ -189,7 +187,7 @@ mod tests {
                 bits: f64::to_bits(bits as f64),
             });
         }
-        s.normalize();
+        s.normalize(false);
         let got: Vec<_> = s
             .cells
             .iter()

@@ -96,6 +96,9 @@ pub(crate) struct SheetParser<'a> {
     /// Cells naming a shared string past the table: (count, first (row,
     /// col, index)).
     missing_sst: (u64, (u32, u32, u32)),
+    /// Key of the last cell pushed, and whether any cell came out of order.
+    last_key: u64,
+    unsorted: bool,
 }
 
 /// Lengths of everything a row appends to, taken at a row end.
@@ -107,6 +110,7 @@ struct Checkpoint {
     formulas: usize,
     hidden: usize,
     formula_bytes: u64,
+    last_key: u64,
     row: u32,
     next_row: u32,
     next_col: u32,
@@ -152,6 +156,8 @@ impl<'a> SheetParser<'a> {
             head_depth: 0,
             root_closed: false,
             missing_sst: (0, (0, 0, 0)),
+            last_key: 0,
+            unsorted: false,
         }
     }
 
@@ -236,7 +242,7 @@ impl<'a> SheetParser<'a> {
                 .at_cell(row, col),
             );
         }
-        self.store.normalize();
+        self.store.normalize(!self.unsorted);
         self.hidden_rows.sort_unstable();
         self.hidden_rows.dedup();
         Ok(ParsedSheet {
@@ -364,6 +370,7 @@ impl<'a> SheetParser<'a> {
             formulas: self.store.formulas.len(),
             hidden: self.hidden_rows.len(),
             formula_bytes: self.formula_bytes,
+            last_key: self.last_key,
             row: self.row,
             next_row: self.next_row,
             next_col: self.next_col,
@@ -376,6 +383,7 @@ impl<'a> SheetParser<'a> {
         self.store.formulas.truncate(cp.formulas);
         self.hidden_rows.truncate(cp.hidden);
         self.formula_bytes = cp.formula_bytes;
+        self.last_key = cp.last_key;
         self.row = cp.row;
         self.next_row = cp.next_row;
         self.next_col = cp.next_col;
@@ -451,8 +459,9 @@ impl<'a> SheetParser<'a> {
         }
     }
 
-    /// Parses an unprefixed `<row ...>` start tag with a byte loop; `None`
-    /// hands it to the generic walker.
+    /// Parses an unprefixed `<row ...>` start tag. The common
+    /// `<row r="N">` (optionally with more attributes and no `hidden`) is
+    /// read with a byte loop; anything else goes through [`Self::row_start`].
     fn row_start_fast(&mut self, buf: &[u8], lt: usize) -> Result<Option<usize>> {
         let Some(gt) = buf
             .get(lt..)
@@ -468,9 +477,25 @@ impl<'a> SheetParser<'a> {
         {
             return Ok(None);
         }
+        let empty = inner.last() == Some(&b'/');
+        if !empty
+            && let Some(digits) = inner.strip_prefix(b" r=\"")
+            && memchr::memmem::find(inner, b"hidden").is_none()
+        {
+            let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+            if let Some(r) = digits.get(..n).and_then(parse_u32)
+                && digits.get(n) == Some(&b'"')
+                && (1..=crate::refs::MAX_ROW + 1).contains(&r)
+            {
+                self.row = r - 1;
+                self.next_row = r;
+                self.next_col = 0;
+                return Ok(Some(gt + 1));
+            }
+        }
         let tag = Tag {
             name: b"row",
-            kind: if inner.last() == Some(&b'/') {
+            kind: if empty {
                 TagKind::Empty
             } else {
                 TagKind::Start
@@ -736,6 +761,9 @@ impl<'a> SheetParser<'a> {
                 self.ctx.limits.max_cells_per_sheet
             )));
         }
+        let key = ((u64::from(row) << 16) | u64::from(col)) + 1;
+        self.unsorted |= key <= self.last_key;
+        self.last_key = key;
         self.store.cells.push(RawCell {
             row,
             col: col as u16,
@@ -786,9 +814,11 @@ impl<'a> SheetParser<'a> {
             (b'i', _, _) => return Ok(None),
             (b'S', Some(raw), _) => {
                 let off = self.store.arena.len();
-                ream_xml::unescape_into(raw, &mut self.store.arena)
-                    .map_err(|e| xml_err(e, base))?;
-                self.check_text(off)?;
+                if !push_plain_ascii(&mut self.store.arena, raw) {
+                    ream_xml::unescape_into(raw, &mut self.store.arena)
+                        .map_err(|e| xml_err(e, base))?;
+                    self.check_text(off)?;
+                }
                 let len = self.store.arena.len() - off;
                 if len == 0 {
                     return Ok(None);
@@ -876,8 +906,13 @@ impl<'a> SheetParser<'a> {
             return Ok(false);
         }
         let off = self.store.arena.len();
-        ream_xml::unescape_into(text, &mut self.store.arena).map_err(|e| xml_err(e, self.base))?;
-        self.check_text(off)?;
+        // Most formulas are short printable ASCII with no entity, escape or
+        // line end: copy them as they are (valid UTF-8 by construction).
+        if !push_plain_ascii(&mut self.store.arena, text) {
+            ream_xml::unescape_into(text, &mut self.store.arena)
+                .map_err(|e| xml_err(e, self.base))?;
+            self.check_text(off)?;
+        }
         let len = self.store.arena.len() - off;
         self.charge_formula(len)?;
         self.store.formulas.push(FormulaRec {
@@ -998,4 +1033,20 @@ fn ends_with_end_tag(tail: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// Appends `text` to `arena` when it is short printable ASCII with no
+/// entity, `_xHHHH_` escape or line end (most formula and string values),
+/// which needs no decoding and is valid UTF-8 by construction; returns
+/// false (appending nothing) otherwise.
+#[inline]
+fn push_plain_ascii(arena: &mut Vec<u8>, text: &[u8]) -> bool {
+    let plain = text.len() <= 256
+        && text
+            .iter()
+            .all(|&b| (0x20..0x7f).contains(&b) && b != b'&' && b != b'_');
+    if plain {
+        arena.extend_from_slice(text);
+    }
+    plain
 }
