@@ -109,10 +109,14 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
             // Reuse the caller's buffer without zeroing what it already
             // holds: inflate overwrites all `n` bytes or fails (and then the
             // buffer is cleared), so stale bytes are never visible.
-            if out.len() < n {
-                out.resize(n, 0);
-            } else {
+            if out.len() >= n {
                 out.truncate(n);
+            } else if out.capacity() < n {
+                // A fresh zeroed allocation (calloc: large ones are mapped
+                // zero pages, no memset pass over the buffer).
+                *out = vec![0u8; n];
+            } else {
+                out.resize(n, 0);
             }
             let got = DECOMPRESSOR.with(|cell| match cell.try_borrow_mut() {
                 Ok(mut slot) => slot

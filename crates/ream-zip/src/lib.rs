@@ -21,7 +21,7 @@ mod sniff;
 
 pub use error::{Error, Result};
 pub use inflate::EntryReader;
-pub use ream_io::{Bytes, ErrorKind};
+pub use ream_io::{Bytes, ErrorKind, MapMode};
 pub use sniff::sniff;
 
 use std::borrow::Cow;
