@@ -25,6 +25,7 @@ mod error;
 mod escapes;
 mod formula;
 mod model;
+mod ods;
 mod open;
 mod options;
 mod parts;

@@ -110,10 +110,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
     let wb_xml = match read_part(&archive, &wb_part)? {
         Some(x) => x,
         None if archive.find("content.xml").is_some() => {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                "this is an OpenDocument (ODS) package; ODS support is not implemented yet",
-            ));
+            return crate::ods::open(archive, opts, t0);
         }
         None => {
             return Err(Error::malformed(format!(
