@@ -23,6 +23,7 @@ const ONE_SHOT_MAX: u64 = 64 << 20;
 const STREAM_BLOCK: usize = 4 << 20;
 
 /// Everything phase A produces, shared read-only by the workers.
+#[derive(Debug)]
 pub(crate) struct Package {
     pub archive: Archive,
     pub sst: Arc<SharedStrings>,
@@ -180,7 +181,12 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
 
     // Phase B: worksheets on the pool.
     let t1 = Instant::now();
-    let (parsed, threads, inflate_s, parse_s, inflated_bytes) = parse_sheets(&pkg, &jobs, opts)?;
+    let (parsed, threads, inflate_s, parse_s, inflated_bytes) = if opts.load_cells {
+        parse_sheets(&pkg, &jobs, opts)?
+    } else {
+        let empty = jobs.iter().map(|_| empty_parsed(pkg.date_1904)).collect();
+        (empty, 1, 0.0, 0.0, 0)
+    };
     let phase_b_s = t1.elapsed().as_secs_f64();
 
     // Phase C: small parts.
@@ -213,8 +219,9 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
             hidden_rows: parsed.hidden_rows,
             hidden_cols: Vec::new(),
             drawings: Vec::new(),
+            loaded: opts.load_cells,
         };
-        if sheet.kind != SheetKind::Chartsheet {
+        if sheet.kind != SheetKind::Chartsheet && opts.load_cells {
             phase_c.attach(&pkg.archive, &mut sheet, &parsed.head, &parsed.tail, limits);
         }
         sheets.push(sheet);
@@ -237,6 +244,8 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         stats,
         shared_strings: pkg.sst.len(),
         warnings: phase_c.warnings,
+        limits: opts.limits,
+        package: Some(Arc::new(pkg)),
     })
 }
 

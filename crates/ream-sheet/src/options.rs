@@ -52,6 +52,11 @@ pub struct OpenOptions {
     pub limits: Limits,
     /// How files are read: memory-mapped (default) or read into memory.
     pub map_mode: MapMode,
+    /// Parse every sheet's cells at open (default `true`). With `false`
+    /// only the workbook-level parts are read (phase A): sheets are listed
+    /// but hold no cells, and [`Workbook::rows`](crate::Workbook::rows)
+    /// streams them on demand in constant memory.
+    pub load_cells: bool,
 }
 
 impl Default for OpenOptions {
@@ -61,6 +66,7 @@ impl Default for OpenOptions {
             threads: 0,
             limits: Limits::default(),
             map_mode: MapMode::Map,
+            load_cells: true,
         }
     }
 }
@@ -83,6 +89,11 @@ impl OpenOptions {
     /// Sets [`limits`](OpenOptions::limits).
     pub fn limits(mut self, limits: Limits) -> OpenOptions {
         self.limits = limits;
+        self
+    }
+    /// Sets [`load_cells`](OpenOptions::load_cells).
+    pub fn load_cells(mut self, on: bool) -> OpenOptions {
+        self.load_cells = on;
         self
     }
     /// Threads phase B will use for `jobs` worksheets.

@@ -24,6 +24,8 @@ pub struct Sheet {
     pub(crate) hidden_rows: Vec<u32>,
     pub(crate) hidden_cols: Vec<u32>,
     pub(crate) drawings: Vec<Drawing>,
+    /// False when the workbook was opened without loading cells.
+    pub(crate) loaded: bool,
 }
 
 impl Sheet {
@@ -110,6 +112,13 @@ impl Sheet {
     pub fn drawings(&self) -> &[Drawing] {
         &self.drawings
     }
+    /// True when this sheet's cells were parsed at open (see
+    /// [`OpenOptions::load_cells`](crate::OpenOptions::load_cells)); when
+    /// false, [`cells`](Self::cells) is empty and
+    /// [`Workbook::rows`](crate::Workbook::rows) streams them.
+    pub fn is_loaded(&self) -> bool {
+        self.loaded
+    }
     /// Heap bytes held by the cell storage of this sheet.
     pub fn heap_bytes(&self) -> usize {
         self.store.heap_bytes()
@@ -143,6 +152,9 @@ pub struct Workbook {
     pub(crate) stats: OpenStats,
     pub(crate) shared_strings: usize,
     pub(crate) warnings: Vec<Error>,
+    pub(crate) limits: crate::options::Limits,
+    /// The XLSX package, kept for streaming rows (`None` for ODS).
+    pub(crate) package: Option<std::sync::Arc<crate::open::Package>>,
 }
 
 impl Workbook {

@@ -27,7 +27,6 @@ enum Phase {
     Head,
     Data,
     Tail,
-    Done,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +82,8 @@ pub(crate) struct SheetParser<'a> {
     formula_bytes: u64,
     /// Reused buffer for shared-formula expansion.
     scratch: Vec<u8>,
+    /// Text of the shared-formula masters.
+    shared_text: Vec<u8>,
     row_end: memmem::FinderRev<'static>,
     /// State after the last complete row (block mode rolls back to it when
     /// a block ends inside markup that merely looked like a row end).
@@ -150,6 +151,7 @@ impl<'a> SheetParser<'a> {
             shared: Vec::new(),
             formula_bytes: 0,
             scratch: Vec::new(),
+            shared_text: Vec::new(),
             row_end: memmem::FinderRev::new(b"row>"),
             checkpoint: Checkpoint::default(),
             scan_from: 0,
@@ -192,7 +194,7 @@ impl<'a> SheetParser<'a> {
             let used = match self.phase {
                 Phase::Head => self.feed_head(rest, eof)?,
                 Phase::Data => self.feed_data(rest, eof)?,
-                Phase::Tail | Phase::Done => {
+                Phase::Tail => {
                     self.tail.extend_from_slice(rest);
                     rest.len()
                 }
@@ -211,36 +213,10 @@ impl<'a> SheetParser<'a> {
 
     /// Ends parsing and returns the sheet.
     pub fn finish(mut self) -> Result<ParsedSheet> {
-        if self.phase == Phase::Head {
-            // No <sheetData>: an empty sheet, if the root element closed.
-            if !self.root_closed {
-                return Err(Error::malformed(
-                    "the worksheet ends before its root element is closed (the part ends early)",
-                )
-                .at_offset(self.base));
-            }
-            self.phase = Phase::Done;
-        } else if self.phase == Phase::Tail && !ends_with_end_tag(&self.tail) {
-            return Err(Error::malformed(
-                "the worksheet ends after <sheetData> without closing its root element (the part ends early)",
-            )
-            .at_offset(self.base));
-        } else if self.phase == Phase::Data {
-            return Err(
-                Error::malformed("<sheetData> is not closed (the part ends early)")
-                    .at_offset(self.base),
-            );
-        }
+        self.end_checks()?;
         let mut warnings = Vec::new();
-        if self.missing_sst.0 > 0 {
-            let (row, col, idx) = self.missing_sst.1;
-            warnings.push(
-                Error::malformed(format!(
-                    "{} cells refer to shared strings missing from the table of {} (first: index {idx}); they were left empty",
-                    self.missing_sst.0, self.ctx.sst_len
-                ))
-                .at_cell(row, col),
-            );
+        if let Some(w) = self.missing_sst_warning() {
+            warnings.push(w);
         }
         self.store.normalize(!self.unsorted);
         self.hidden_rows.sort_unstable();
@@ -253,6 +229,70 @@ impl<'a> SheetParser<'a> {
             tail: self.tail,
             warnings,
         })
+    }
+
+    /// The warning about cells naming missing shared strings, if any.
+    pub fn missing_sst_warning(&self) -> Option<Error> {
+        if self.missing_sst.0 == 0 {
+            return None;
+        }
+        let (row, col, idx) = self.missing_sst.1;
+        Some(
+            Error::malformed(format!(
+                "{} cells refer to shared strings missing from the table of {} (first: index {idx}); they were left empty",
+                self.missing_sst.0, self.ctx.sst_len
+            ))
+            .at_cell(row, col),
+        )
+    }
+
+    /// Checks, after the last byte was fed, that the part was complete.
+    pub fn end_checks(&self) -> Result<()> {
+        if self.phase == Phase::Head {
+            // No <sheetData>: an empty sheet, if the root element closed.
+            if !self.root_closed {
+                return Err(Error::malformed(
+                    "the worksheet ends before its root element is closed (the part ends early)",
+                )
+                .at_offset(self.base));
+            }
+        } else if self.phase == Phase::Tail && !ends_with_end_tag(&self.tail) {
+            return Err(Error::malformed(
+                "the worksheet ends after <sheetData> without closing its root element (the part ends early)",
+            )
+            .at_offset(self.base));
+        } else if self.phase == Phase::Data {
+            return Err(
+                Error::malformed("<sheetData> is not closed (the part ends early)")
+                    .at_offset(self.base),
+            );
+        }
+        Ok(())
+    }
+
+    /// Streaming: the cells parsed since the last [`clear_block`](Self::clear_block).
+    pub fn block(&self) -> &CellStore {
+        &self.store
+    }
+
+    /// Streaming: sorts the current block if its cells came out of order.
+    pub fn sort_block(&mut self) {
+        self.store.normalize(!self.unsorted);
+        self.unsorted = false;
+    }
+
+    /// Streaming: forgets the cells handed out, keeping the buffers.
+    pub fn clear_block(&mut self) {
+        self.store.cells.clear();
+        self.store.arena.clear();
+        self.store.formulas.clear();
+        self.hidden_rows.clear();
+    }
+
+    /// Streaming: shares the workbook's strings with the block store so
+    /// that shared-string cells resolve.
+    pub fn set_shared_strings(&mut self, sst: std::sync::Arc<crate::sst::SharedStrings>) {
+        self.store.sst = sst;
     }
 
     fn feed_head(&mut self, buf: &[u8], eof: bool) -> Result<usize> {
@@ -958,11 +998,17 @@ impl<'a> SheetParser<'a> {
                 if self.shared.len() <= slot {
                     self.shared.resize(slot + 1, None);
                 }
+                // The master text is kept apart from the cell arena, so a
+                // streaming reader can recycle the arena between blocks.
+                let text_off = self.shared_text.len() as u32;
+                if let Some(t) = self.store.arena.get(off..) {
+                    self.shared_text.extend_from_slice(t);
+                }
                 if let Some(s) = self.shared.get_mut(slot) {
                     *s = Some(SharedMaster {
                         row,
                         col,
-                        off: off as u32,
+                        off: text_off,
                         len,
                     });
                 }
@@ -975,7 +1021,7 @@ impl<'a> SheetParser<'a> {
             let drow = i64::from(row) - i64::from(m.row);
             let dcol = i64::from(col) - i64::from(m.col);
             self.scratch.clear();
-            let master = self.store.arena.get(start..end).unwrap_or_default();
+            let master = self.shared_text.get(start..end).unwrap_or_default();
             shift_formula(master, drow, dcol, &mut self.scratch);
             self.store.arena.extend_from_slice(&self.scratch);
         } else {

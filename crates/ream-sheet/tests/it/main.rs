@@ -11,4 +11,5 @@ mod conformance;
 mod fixtures;
 mod hostile;
 mod paths;
+mod rows;
 mod zipkit;

@@ -1,0 +1,341 @@
+//! Streaming rows: a sheet read block by block in constant memory.
+//!
+//! [`Workbook::rows`] inflates the worksheet part incrementally (zlib-rs
+//! through `ream-zip`'s streaming reader), parses only complete rows of each
+//! block with the same scanner as the whole-workbook path, and hands out
+//! one row at a time, reusing its buffers: memory stays bounded by the block
+//! size (at most 4 MiB of XML plus the cells of one block), however many
+//! rows the sheet has. Blocks start at 64 KiB and double, so a request for
+//! the first few rows (`n_rows`) stops after inflating very little.
+//!
+//! Rows come in file order; a row that a writer placed out of order within
+//! one block is sorted into place, across blocks it is yielded where found.
+
+use crate::error::{Error, Result};
+use crate::model::{Cell, CellError, ExcelDateTime, Value};
+use crate::open::Package;
+use crate::store::{CellStore, RawCell};
+use crate::workbook::Workbook;
+use crate::worksheet::{SheetCtx, SheetParser};
+use ream_zip::{Entry, EntryReader};
+use std::io::Read;
+use std::sync::Arc;
+
+/// First block size of the streaming inflate.
+const FIRST_BLOCK: usize = 64 << 10;
+/// Largest block size.
+const MAX_BLOCK: usize = 4 << 20;
+
+/// Which rows a [`RowReader`] yields: rows whose 0-based index is in
+/// `skip_rows .. skip_rows + n_rows`. Defaults: from row 0, no end.
+/// Reading stops (no more inflating or parsing) at the first row past the
+/// window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowOptions {
+    /// Rows with an index below this are skipped. Default 0.
+    pub skip_rows: u32,
+    /// How many row indices (from `skip_rows`) to cover; `None` = all.
+    pub n_rows: Option<u64>,
+}
+
+/// One row handed out by [`RowReader::next_row`], borrowing its buffers.
+#[derive(Debug, Clone, Copy)]
+pub struct RowRef<'r> {
+    index: u32,
+    cells: &'r [RawCell],
+    store: &'r CellStore,
+}
+
+impl<'r> RowRef<'r> {
+    /// 0-based row index.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+    /// Number of non-empty cells in the row.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+    /// True when the row has no cells (never yielded, but cheap to ask).
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+    /// The row's non-empty cells, by column.
+    pub fn cells(&self) -> impl Iterator<Item = Cell<'r>> + 'r {
+        let store = self.store;
+        self.cells.iter().map(move |c| store.view(c))
+    }
+    /// Copies the row out of the reader's buffers.
+    pub fn to_owned_row(&self) -> OwnedRow {
+        OwnedRow {
+            index: self.index,
+            cells: self.cells().map(|c| OwnedCell::from(&c)).collect(),
+        }
+    }
+}
+
+/// A value that owns its text (see [`Value`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum OwnedValue {
+    /// A number.
+    Number(f64),
+    /// Text.
+    String(String),
+    /// A boolean.
+    Bool(bool),
+    /// An error value.
+    Error(CellError),
+    /// A date, time or duration.
+    DateTime(ExcelDateTime),
+}
+
+/// A cell that owns its text (see [`Cell`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnedCell {
+    /// 0-based row.
+    pub row: u32,
+    /// 0-based column.
+    pub col: u32,
+    /// The value.
+    pub value: OwnedValue,
+    /// Formula text, when the cell has one.
+    pub formula: Option<String>,
+}
+
+impl From<&Cell<'_>> for OwnedCell {
+    fn from(c: &Cell<'_>) -> OwnedCell {
+        OwnedCell {
+            row: c.row,
+            col: c.col,
+            value: match c.value {
+                Value::Number(n) => OwnedValue::Number(n),
+                Value::String(s) => OwnedValue::String(s.to_string()),
+                Value::Bool(b) => OwnedValue::Bool(b),
+                Value::Error(e) => OwnedValue::Error(e),
+                Value::DateTime(d) => OwnedValue::DateTime(d),
+            },
+            formula: c.formula.map(str::to_string),
+        }
+    }
+}
+
+/// A row that owns its cells, from [`RowReader`]'s iterator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnedRow {
+    /// 0-based row index.
+    pub index: u32,
+    /// Non-empty cells by column.
+    pub cells: Vec<OwnedCell>,
+}
+
+/// Where a reader's cells come from.
+enum Source<'w> {
+    /// A worksheet part streamed from the package.
+    Stream(Box<Streamed<'w>>),
+    /// Cells already loaded at open (ODS, or a loaded XLSX sheet).
+    Loaded(&'w CellStore),
+    /// A sheet without cells (chartsheet).
+    Empty,
+}
+
+struct Streamed<'w> {
+    pkg: &'w Package,
+    entry: Entry,
+    reader: EntryReader<'w>,
+    parser: SheetParser<'w>,
+    buf: Vec<u8>,
+    filled: usize,
+    block: usize,
+    eof: bool,
+    part: String,
+    sheet: String,
+}
+
+/// A lending reader over one sheet's rows: [`next_row`](Self::next_row)
+/// reuses its buffers; [`Iterator`] gives [`OwnedRow`]s for convenience.
+pub struct RowReader<'w> {
+    source: Source<'w>,
+    cursor: usize,
+    first: u32,
+    end: u64,
+    done: bool,
+}
+
+impl Workbook {
+    /// Streams the rows of sheet `index` (see [`RowOptions`]). An XLSX
+    /// worksheet is inflated and parsed block by block whether or not it
+    /// was loaded at open; loaded cells of other formats are walked in
+    /// place.
+    pub fn rows_with(&self, index: usize, opts: RowOptions) -> Result<RowReader<'_>> {
+        let sheet = self
+            .sheet(index)
+            .ok_or_else(|| Error::new(crate::ErrorKind::Usage, format!("no sheet {index}")))?;
+        let end = match opts.n_rows {
+            Some(n) => u64::from(opts.skip_rows).saturating_add(n),
+            None => u64::MAX,
+        };
+        let source = match &self.package {
+            _ if sheet.kind() == crate::SheetKind::Chartsheet => Source::Empty,
+            Some(pkg) => {
+                let pkg: &Package = pkg;
+                let entry = pkg.archive.find(sheet.part()).cloned().ok_or_else(|| {
+                    Error::malformed(format!("part {} is missing from the package", sheet.part()))
+                        .in_part(sheet.part())
+                        .in_sheet(sheet.name())
+                })?;
+                let reader = pkg
+                    .archive
+                    .stream(&entry)
+                    .map_err(|e| Error::from(e).in_part(sheet.part()).in_sheet(sheet.name()))?;
+                let ctx = SheetCtx {
+                    sst_len: pkg.sst.len(),
+                    styles: &pkg.styles,
+                    limits: &self.limits,
+                    date_1904: pkg.date_1904,
+                };
+                let mut parser = SheetParser::new(ctx);
+                parser.set_shared_strings(Arc::clone(&pkg.sst));
+                Source::Stream(Box::new(Streamed {
+                    pkg,
+                    entry,
+                    reader,
+                    parser,
+                    buf: Vec::new(),
+                    filled: 0,
+                    block: FIRST_BLOCK,
+                    eof: false,
+                    part: sheet.part().to_string(),
+                    sheet: sheet.name().to_string(),
+                }))
+            }
+            None => Source::Loaded(&sheet.store),
+        };
+        Ok(RowReader {
+            source,
+            cursor: 0,
+            first: opts.skip_rows,
+            end,
+            done: false,
+        })
+    }
+
+    /// Streams every row of sheet `index`; see [`rows_with`](Self::rows_with).
+    pub fn rows(&self, index: usize) -> Result<RowReader<'_>> {
+        self.rows_with(index, RowOptions::default())
+    }
+}
+
+impl Streamed<'_> {
+    /// Parses the next block of complete rows into the parser's store.
+    /// Returns false at the end of the part.
+    fn refill(&mut self) -> Result<bool> {
+        self.parser.clear_block();
+        let name = |e: Error, s: &Streamed<'_>| e.in_part(s.part.clone()).in_sheet(s.sheet.clone());
+        loop {
+            if self.eof {
+                return Ok(false);
+            }
+            if self.buf.len() < self.filled + self.block {
+                self.buf.resize(self.filled + self.block, 0);
+            }
+            let n = match self.buf.get_mut(self.filled..).map(|b| self.reader.read(b)) {
+                Some(Ok(n)) => n,
+                Some(Err(e)) => return Err(name(ream_zip::Error::from_io(e).into(), self)),
+                None => 0,
+            };
+            self.filled += n;
+            self.eof = n == 0;
+            let fed = self
+                .parser
+                .feed(self.buf.get(..self.filled).unwrap_or_default(), self.eof);
+            let used = match fed {
+                Ok(u) => u,
+                Err(e) => return Err(name(e, self)),
+            };
+            self.pkg
+                .archive
+                .release(&self.entry, self.reader.consumed());
+            self.buf.copy_within(used..self.filled, 0);
+            self.filled -= used;
+            self.block = (self.block * 2).min(MAX_BLOCK);
+            if self.eof
+                && let Err(e) = self.parser.end_checks()
+            {
+                return Err(name(e, self));
+            }
+            if !self.parser.block().cells.is_empty() {
+                self.parser.sort_block();
+                return Ok(true);
+            }
+        }
+    }
+}
+
+impl RowReader<'_> {
+    /// The next row with cells inside the requested window, or `None` at the
+    /// end. The row borrows the reader until the next call.
+    pub fn next_row(&mut self) -> Result<Option<RowRef<'_>>> {
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            let store: &CellStore = match &self.source {
+                Source::Stream(s) => s.parser.block(),
+                Source::Loaded(store) => store,
+                Source::Empty => return Ok(None),
+            };
+            let cells = store.cells.as_slice();
+            if let Some(first) = cells.get(self.cursor) {
+                let row = first.row;
+                let start = self.cursor;
+                let len = cells
+                    .get(start..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|c| c.row == row)
+                    .count();
+                self.cursor = start + len;
+                if u64::from(row) >= self.end {
+                    self.done = true;
+                    return Ok(None);
+                }
+                if row < self.first {
+                    continue;
+                }
+                // Re-borrow for the returned lifetime.
+                let store: &CellStore = match &self.source {
+                    Source::Stream(s) => s.parser.block(),
+                    Source::Loaded(store) => store,
+                    Source::Empty => return Ok(None),
+                };
+                return Ok(Some(RowRef {
+                    index: row,
+                    cells: store.cells.get(start..start + len).unwrap_or_default(),
+                    store,
+                }));
+            }
+            match &mut self.source {
+                Source::Stream(s) => {
+                    self.cursor = 0;
+                    if !s.refill()? {
+                        self.done = true;
+                    }
+                }
+                _ => self.done = true,
+            }
+        }
+    }
+}
+
+impl Iterator for RowReader<'_> {
+    type Item = Result<OwnedRow>;
+    fn next(&mut self) -> Option<Result<OwnedRow>> {
+        match self.next_row() {
+            Ok(Some(r)) => Some(Ok(r.to_owned_row())),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
