@@ -1,7 +1,13 @@
-//! `ream cat`: print cells.
+//! `ream cat`: print cells, streaming.
 //!
-//! * `csv` / `tsv`: one line per row from row 0 to the sheet's last row
-//!   (empty lines for empty rows), so line N is row N; each line has fields
+//! Sheets are streamed row by row (`Workbook::rows_with`) from a workbook
+//! opened without loading cells, so memory stays constant however big the
+//! sheet; `--skip-rows`, `--n-rows` and `--header-row` stop the reading as
+//! soon as the requested rows are out.
+//!
+//! * `csv` / `tsv`: one line per row from the first requested row (row 0
+//!   by default) to the last (empty lines for empty rows), so line N is row
+//!   first + N; with `--header-row H` row H comes first. Each line has fields
 //!   from column 0 up to the row's last cell (gaps are empty fields). CSV
 //!   quotes fields holding `,` `"` CR or LF (RFC 4180, quotes doubled); TSV
 //!   escapes `\` tab CR LF as `\\` `\t` `\r` `\n`. Lines end in LF. With
@@ -15,9 +21,9 @@
 
 use crate::input::{open_output, open_workbook, select_sheets};
 use crate::json::{write_plain, write_str, write_value};
-use crate::meter::{Meter, Report, touch_cells};
+use crate::meter::{Meter, Report};
 use anyhow::Result;
-use ream::sheet::{Cell, OpenOptions, Sheet, Value};
+use ream::sheet::{Cell, OpenOptions, RowOptions, RowReader, Sheet, Value, Workbook};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -48,30 +54,64 @@ pub struct Args {
     /// Write to this file instead of standard output (`-`: stdout).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
+    /// Skip rows with an index below N (0-based row numbers).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub skip_rows: u32,
+    /// Print at most N rows (data rows, after the header if any).
+    #[arg(long, value_name = "N")]
+    pub n_rows: Option<u64>,
+    /// Print row H first as the header; data rows start after it.
+    #[arg(long, value_name = "H")]
+    pub header_row: Option<u32>,
     /// Measure the run and print statistics on standard error.
     #[arg(long)]
     pub stats: bool,
 }
 
+/// The rows of one sheet to print: an optional header row, then data.
+fn readers<'w>(wb: &'w Workbook, s: &Sheet, a: &Args) -> Result<Vec<(u32, RowReader<'w>)>> {
+    let mut out = Vec::new();
+    let mut first = a.skip_rows;
+    if let Some(h) = a.header_row {
+        let header = RowOptions {
+            skip_rows: h,
+            n_rows: Some(1),
+        };
+        out.push((h, wb.rows_with(s.index(), header)?));
+        first = first.max(h.saturating_add(1));
+    }
+    let data = RowOptions {
+        skip_rows: first,
+        n_rows: a.n_rows,
+    };
+    out.push((first, wb.rows_with(s.index(), data)?));
+    Ok(out)
+}
+
 /// Runs `ream cat`.
 pub fn run(a: &Args) -> Result<()> {
     let meter = a.stats.then(Meter::start);
-    let wb = open_workbook(&a.file, &OpenOptions::new())?;
+    let wb = open_workbook(&a.file, &OpenOptions::new().load_cells(false))?;
     let sheets = select_sheets(&wb, a.sheet.as_deref())?;
     let mut out = open_output(a.output.as_ref())?;
     let tag = sheets.len() > 1;
+    let mut counts = Vec::new();
     for s in &sheets {
-        match a.format {
-            Format::Csv => write_dense(&mut out, s, Sep::Comma, tag)?,
-            Format::Tsv => write_dense(&mut out, s, Sep::Tab, tag)?,
-            Format::Jsonl => write_jsonl(&mut out, s)?,
-            Format::Cells => write_cells(&mut out, s)?,
+        let mut n = 0u64;
+        for (first, mut rows) in readers(&wb, s, a)? {
+            n += match a.format {
+                Format::Csv => write_dense(&mut out, s, &mut rows, first, Sep::Comma, tag)?,
+                Format::Tsv => write_dense(&mut out, s, &mut rows, first, Sep::Tab, tag)?,
+                Format::Jsonl => write_jsonl(&mut out, s, &mut rows)?,
+                Format::Cells => write_cells(&mut out, s, &mut rows)?,
+            };
         }
+        counts.push((s.name().to_string(), n));
     }
     out.flush()?;
     if let Some(m) = meter {
         let m = m.stop();
-        crate::stats::print_to_stderr(&Report::new(m, &wb, touch_cells(&wb)));
+        crate::stats::print_to_stderr(&Report::new(m, &wb, counts));
     }
     Ok(())
 }
@@ -128,8 +168,16 @@ fn write_dense_value(w: &mut dyn Write, v: &Value<'_>, sep: Sep) -> io::Result<(
     }
 }
 
-/// CSV/TSV: every row from 0 to the last, fields from column 0.
-fn write_dense(w: &mut dyn Write, s: &Sheet, sep: Sep, tag: bool) -> io::Result<()> {
+/// CSV/TSV: every row from `first` to the last, fields from column 0.
+/// Returns the number of cells written.
+fn write_dense(
+    w: &mut dyn Write,
+    s: &Sheet,
+    rows: &mut RowReader<'_>,
+    first: u32,
+    sep: Sep,
+    tag: bool,
+) -> Result<u64> {
     let sep_byte: &[u8] = if sep == Sep::Comma { b"," } else { b"\t" };
     let start_line = |w: &mut dyn Write| -> io::Result<()> {
         if tag {
@@ -137,80 +185,80 @@ fn write_dense(w: &mut dyn Write, s: &Sheet, sep: Sep, tag: bool) -> io::Result<
         }
         Ok(())
     };
-    let mut row = 0u32;
-    let mut col = 0u32;
-    let mut open = false;
-    for c in s.cells() {
-        if !open {
-            start_line(w)?;
-            open = true;
+    let mut next_line = first;
+    let mut n = 0u64;
+    while let Some(row) = rows.next_row()? {
+        if row.index() < next_line {
+            continue; // out of order: keep line positions stable
         }
-        while row < c.row {
+        while next_line < row.index() {
+            start_line(w)?;
             w.write_all(b"\n")?;
-            start_line(w)?;
-            row += 1;
-            col = 0;
+            next_line += 1;
         }
-        if c.row < row || c.col < col {
-            continue; // out of order or duplicate: keep positions stable
-        }
-        while col <= c.col {
-            if col > 0 || tag {
-                w.write_all(sep_byte)?;
+        start_line(w)?;
+        let mut col = 0u32;
+        for c in row.cells() {
+            if c.col < col {
+                continue;
             }
-            col += 1;
+            while col <= c.col {
+                if col > 0 || tag {
+                    w.write_all(sep_byte)?;
+                }
+                col += 1;
+            }
+            write_dense_value(w, &c.value, sep)?;
+            n += 1;
         }
-        write_dense_value(w, &c.value, sep)?;
-    }
-    if open {
         w.write_all(b"\n")?;
+        next_line = row.index().saturating_add(1);
     }
-    Ok(())
+    Ok(n)
 }
 
 /// JSON Lines: one object per row that has cells.
-fn write_jsonl(w: &mut dyn Write, s: &Sheet) -> io::Result<()> {
+fn write_jsonl(w: &mut dyn Write, s: &Sheet, rows: &mut RowReader<'_>) -> Result<u64> {
     let mut name = Vec::new();
     write_str(&mut name, s.name())?;
-    let mut cur: Option<u32> = None;
-    let mut col = 0u32;
-    for c in s.cells() {
-        if cur != Some(c.row) {
-            if cur.is_some() {
-                w.write_all(b"]}\n")?;
+    let mut n = 0u64;
+    while let Some(row) = rows.next_row()? {
+        w.write_all(b"{\"sheet\":")?;
+        w.write_all(&name)?;
+        write!(w, ",\"row\":{},\"values\":[", row.index())?;
+        let mut col = 0u32;
+        for c in row.cells() {
+            if c.col < col {
+                continue;
             }
-            w.write_all(b"{\"sheet\":")?;
-            w.write_all(&name)?;
-            write!(w, ",\"row\":{},\"values\":[", c.row)?;
-            cur = Some(c.row);
-            col = 0;
-        } else if c.col < col {
-            continue;
-        }
-        while col < c.col {
-            w.write_all(if col > 0 { b",null" } else { b"null" })?;
+            while col < c.col {
+                w.write_all(if col > 0 { b",null" } else { b"null" })?;
+                col += 1;
+            }
+            if col > 0 {
+                w.write_all(b",")?;
+            }
+            write_value(w, &c.value)?;
             col += 1;
+            n += 1;
         }
-        if col > 0 {
-            w.write_all(b",")?;
-        }
-        write_value(w, &c.value)?;
-        col += 1;
-    }
-    if cur.is_some() {
         w.write_all(b"]}\n")?;
     }
-    Ok(())
+    Ok(n)
 }
 
 /// One JSON object per non-empty cell.
-fn write_cells(w: &mut dyn Write, s: &Sheet) -> io::Result<()> {
+fn write_cells(w: &mut dyn Write, s: &Sheet, rows: &mut RowReader<'_>) -> Result<u64> {
     let mut name = Vec::new();
     write_str(&mut name, s.name())?;
-    for c in s.cells() {
-        write_cell(w, &name, &c)?;
+    let mut n = 0u64;
+    while let Some(row) = rows.next_row()? {
+        for c in row.cells() {
+            write_cell(w, &name, &c)?;
+            n += 1;
+        }
     }
-    Ok(())
+    Ok(n)
 }
 
 fn write_cell(w: &mut dyn Write, sheet_json: &[u8], c: &Cell<'_>) -> io::Result<()> {

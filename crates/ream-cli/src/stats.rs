@@ -21,16 +21,41 @@ pub struct Args {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Measure the streaming path instead: open without loading cells,
+    /// then stream every sheet's rows (constant memory).
+    #[arg(long)]
+    pub stream: bool,
+}
+
+/// Streams every sheet of `wb`, returning cells per sheet.
+fn stream_cells(wb: &ream::sheet::Workbook) -> Result<Vec<(String, u64)>> {
+    let mut out = Vec::new();
+    for s in wb.sheets() {
+        let mut rows = wb.rows(s.index())?;
+        let mut n = 0u64;
+        while let Some(row) = rows.next_row()? {
+            n += row.len() as u64;
+        }
+        out.push((s.name().to_string(), n));
+    }
+    Ok(out)
 }
 
 /// Runs `ream stats`.
 pub fn run(a: &Args) -> Result<()> {
-    let opts = OpenOptions::new().threads(a.threads).parallel(!a.serial);
+    let opts = OpenOptions::new()
+        .threads(a.threads)
+        .parallel(!a.serial)
+        .load_cells(!a.stream);
     let meter = Meter::start();
     let wb = open_workbook(&a.file, &opts);
-    let sheets = wb.as_ref().ok().map(touch_cells);
+    let sheets = match (&wb, a.stream) {
+        (Ok(wb), true) => Some(stream_cells(wb)),
+        (Ok(wb), false) => Some(Ok(touch_cells(wb))),
+        (Err(_), _) => None,
+    };
     let m = meter.stop();
-    let (wb, sheets) = (wb?, sheets.unwrap_or_default());
+    let (wb, sheets) = (wb?, sheets.transpose()?.unwrap_or_default());
     let report = Report::new(m, &wb, sheets);
     let mut out = std::io::stdout().lock();
     if a.json {

@@ -312,3 +312,66 @@ fn cat_to_a_closed_pipe_exits_quietly() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.is_empty(), "{err}");
 }
+
+#[test]
+fn cat_row_window_and_header() {
+    let dir = temp_dir("window");
+    let f = fixture(&dir);
+    let f = f.to_str().unwrap();
+    let o = ream(
+        &["cat", f, "-s", "Big", "--skip-rows", "100", "--n-rows", "3"],
+        &dir,
+    );
+    assert_ok(&o);
+    assert_eq!(
+        stdout(&o),
+        "100,some text to fill the pipe\n101,some text to fill the pipe\n102,some text to fill the pipe\n"
+    );
+    let o = ream(
+        &[
+            "cat",
+            f,
+            "-s",
+            "Big",
+            "--header-row",
+            "5",
+            "--skip-rows",
+            "1000",
+            "--n-rows",
+            "1",
+            "-f",
+            "jsonl",
+        ],
+        &dir,
+    );
+    assert_ok(&o);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].contains("\"row\":5"), "{}", lines[0]);
+    assert!(lines[1].contains("\"row\":1000"), "{}", lines[1]);
+}
+
+#[test]
+fn stats_stream_json_has_every_key() {
+    let dir = temp_dir("stream");
+    let f = fixture(&dir);
+    let o = ream(&["stats", f.to_str().unwrap(), "--stream", "--json"], &dir);
+    assert_ok(&o);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    for key in [
+        "cells",
+        "wall_s",
+        "cpu_s",
+        "phase_a_s",
+        "phase_b_s",
+        "phase_c_s",
+        "allocs",
+        "allocs_le32",
+        "allocs_per_cell",
+        "peak_heap_bytes",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert_eq!(v["cells"], 20_000 * 2 + 7);
+}
