@@ -12,6 +12,7 @@ mod demo;
 mod input;
 mod json;
 mod meter;
+mod pdf;
 mod sheets;
 mod stats;
 
@@ -48,6 +49,8 @@ enum Command {
     Stats(stats::Args),
     /// Generate sample files and run every ream engine on them.
     Demo(demo::Args),
+    /// Read PDFs: info, pages, show, revisions, check.
+    Pdf(pdf::Args),
 }
 
 /// A usage error found after parsing (unknown sheet, bad combination):
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Command::Cat(a) => cat::run(&a),
         Command::Stats(a) => stats::run(&a),
         Command::Demo(a) => demo::run(&a),
+        Command::Pdf(a) => pdf::run(&a),
     };
     match result {
         Ok(()) if input::WARNED.load(std::sync::atomic::Ordering::Relaxed) => {
@@ -101,6 +105,13 @@ fn exit_code(e: &anyhow::Error) -> u8 {
     for cause in e.chain() {
         if cause.downcast_ref::<UsageError>().is_some() {
             return EXIT_USAGE;
+        }
+        if let Some(pe) = cause.downcast_ref::<ream_pdf::Error>() {
+            return match pe.kind() {
+                ErrorKind::Encrypted => EXIT_ENCRYPTED,
+                ErrorKind::Usage => EXIT_USAGE,
+                _ => 1,
+            };
         }
         if let Some(se) = cause.downcast_ref::<ream::sheet::Error>() {
             return match se.kind() {

@@ -5,11 +5,21 @@
 //! (`Arc` inside) so that workers on many threads can borrow slices of the
 //! same input without copying. This is the one crate that may use `unsafe`
 //! (creating a memory map); every such block carries a `// SAFETY:` comment.
+//!
+//! For random access to files too big to map whole (gigabyte PDFs), the
+//! [`source`] module offers four [`ByteSource`]s behind one trait: whole
+//! mapping, a sliding-window mapping, a read-ahead buffer and plain
+//! positioned reads, each counting its syscalls and maps ([`IoCounters`]).
 
 #![deny(unsafe_code)]
 
 mod bytes;
 mod error;
+pub mod source;
 
 pub use bytes::{Bytes, MapMode};
 pub use error::ErrorKind;
+pub use source::{
+    BufferedSource, ByteSource, ByteSourceExt, IoCounters, MapSource, PreadSource, SourceKind,
+    SourceOptions, WindowSource, open_source,
+};

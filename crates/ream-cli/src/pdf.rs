@@ -1,0 +1,169 @@
+//! `ream pdf ...`: page count, metadata, objects and revisions of PDFs.
+//!
+//! Every subcommand takes `--source mmap|window|buffered|pread`,
+//! `--window-mb N`, `--strict` and `--stats` (I/O counters on stderr).
+//! Exit codes: 0 ok, 1 error, 3 finished with warnings (`check`, and any
+//! command whose file needed repair), 4 encrypted.
+
+mod report;
+mod show;
+
+use anyhow::Result;
+use ream_pdf::{ErrorKind, Pdf, PdfOptions, SourceKind};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `ream pdf`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The `ream pdf` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Page count, version, Info, revisions, warnings.
+    Info(InfoArgs),
+    /// One line (or JSON object) per page: object, boxes, rotation.
+    Pages(PagesArgs),
+    /// Print one object; `--raw`/`--decoded` write a stream's data.
+    Show(ShowArgs),
+    /// The revisions (original and incremental updates).
+    Revisions(Common),
+    /// Read everything and report problems (exit 0 ok, 3 warnings, 1 errors).
+    Check(Common),
+}
+
+/// Options shared by every `ream pdf` subcommand.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Common {
+    /// The PDF file.
+    pub file: PathBuf,
+    /// Byte source: mmap (default), window, buffered, pread.
+    #[arg(long, default_value = "mmap")]
+    pub source: SourceKind,
+    /// View size of the sliding window in MiB (with `--source window`).
+    #[arg(long, default_value_t = 64)]
+    pub window_mb: usize,
+    /// Refuse to repair broken cross-reference data.
+    #[arg(long)]
+    pub strict: bool,
+    /// Print I/O counters and timings on standard error.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+/// Arguments of `ream pdf info`.
+#[derive(Debug, clap::Args)]
+pub struct InfoArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Print one JSON document.
+    #[arg(long)]
+    pub json: bool,
+    /// Count pages by walking the tree instead of trusting /Count.
+    #[arg(long)]
+    pub verify_pages: bool,
+}
+
+/// Arguments of `ream pdf pages`.
+#[derive(Debug, clap::Args)]
+pub struct PagesArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Print a JSON array.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `ream pdf show`.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Object number, optionally with generation: `12` or `12.0`.
+    pub object: String,
+    /// Write the stream's data as stored.
+    #[arg(long, conflicts_with = "decoded")]
+    pub raw: bool,
+    /// Write the stream's data decoded (image codecs stay encoded).
+    #[arg(long)]
+    pub decoded: bool,
+}
+
+/// Runs `ream pdf`.
+pub fn run(a: &Args) -> Result<()> {
+    let common = match &a.command {
+        Command::Info(x) => &x.common,
+        Command::Pages(x) => &x.common,
+        Command::Show(x) => &x.common,
+        Command::Revisions(c) | Command::Check(c) => c,
+    };
+    let t0 = Instant::now();
+    let pdf = open(common)?;
+    let mut out = std::io::stdout().lock();
+    let result = match &a.command {
+        Command::Info(x) => report::info(&pdf, &common.file, x.json, x.verify_pages, &mut out),
+        Command::Pages(x) => report::pages(&pdf, x.json, &mut out),
+        Command::Show(x) => show::run(&pdf, x, &mut out),
+        Command::Revisions(_) => report::revisions(&pdf, &mut out),
+        Command::Check(_) => report::check(&pdf, &mut out),
+    };
+    out.flush()?;
+    if common.stats {
+        print_stats(&pdf, t0);
+    }
+    result?;
+    if !pdf.warnings().is_empty() {
+        crate::input::WARNED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    if pdf.is_encrypted() {
+        return Err(ream_pdf::Error::new(
+            ErrorKind::Encrypted,
+            "the document is encrypted (decryption is not supported yet)",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Opens the file with the options of `c` (encrypted files open for
+/// their structure; commands report and exit 4).
+fn open(c: &Common) -> Result<Pdf> {
+    let opts = PdfOptions::new()
+        .source(c.source)
+        .window_size(c.window_mb.max(1) << 20)
+        .strict(c.strict)
+        .allow_encrypted(true);
+    Ok(open_path(&c.file, &opts)?)
+}
+
+fn open_path(p: &Path, opts: &PdfOptions) -> ream_pdf::Result<Pdf> {
+    Pdf::open(p, opts)
+}
+
+fn print_stats(pdf: &Pdf, t0: Instant) {
+    let c = pdf.io_counters();
+    let (hits, misses) = pdf.objstm_cache_stats();
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(
+        e,
+        "ream stats: source {} | {:.3} s | {} requests, {} syscalls ({} reads, {} maps, {} unmaps, {} remaps) | {} bytes copied, {} bytes mapped ({:.2} % of {}) | object stream cache {} hits, {} misses",
+        pdf.source_kind(),
+        t0.elapsed().as_secs_f64(),
+        c.requests,
+        c.syscalls,
+        c.reads,
+        c.maps,
+        c.unmaps,
+        c.remaps,
+        c.bytes_copied,
+        c.bytes_mapped,
+        c.bytes_touched() as f64 * 100.0 / pdf.len().max(1) as f64,
+        pdf.len(),
+        hits,
+        misses
+    );
+}

@@ -1,0 +1,222 @@
+//! `info`, `pages`, `revisions` and `check` output.
+
+use anyhow::Result;
+use ream_pdf::{ErrorKind, InfoValue, ObjRef, Object, Pdf, Warning};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+
+fn info_json(v: &InfoValue) -> Value {
+    match v {
+        InfoValue::Text(s) | InfoValue::Other(s) => json!(s),
+        InfoValue::Name(n) => json!(format!("/{n}")),
+        InfoValue::Bool(b) => json!(b),
+        InfoValue::Int(i) => json!(i),
+        InfoValue::Real(r) => json!(r),
+    }
+}
+
+fn warnings_json(w: &[Warning]) -> Value {
+    Value::Array(w.iter().map(|w| json!(w.to_string())).collect())
+}
+
+fn revisions_json(pdf: &Pdf) -> Value {
+    Value::Array(
+        pdf.revisions()
+            .iter()
+            .map(|r| {
+                json!({"number": r.number, "xref_offset": r.xref_offset, "kind": r.kind.as_str(),
+                       "start": r.start, "size": r.size(), "objects": r.objects})
+            })
+            .collect(),
+    )
+}
+
+/// `ream pdf info`.
+pub fn info(
+    pdf: &Pdf,
+    file: &Path,
+    as_json: bool,
+    verify: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let pages = if verify {
+        pdf.pages().map(|p| p.len() as u64)
+    } else {
+        pdf.page_count()
+    };
+    let info = pdf.info();
+    let xmp = if pdf.is_encrypted() {
+        Ok(None)
+    } else {
+        pdf.xmp()
+    };
+    let pages_v = match &pages {
+        Ok(n) => json!(n),
+        Err(_) => Value::Null,
+    };
+    let info_v = match &info {
+        Ok(i) => Value::Object(i.iter().map(|(k, v)| (k.clone(), info_json(v))).collect()),
+        Err(_) => Value::Null,
+    };
+    if as_json {
+        let doc = json!({
+            "file": file.display().to_string(),
+            "bytes": pdf.len(),
+            "version": pdf.version(),
+            "pages": pages_v,
+            "pages_verified": verify,
+            "encrypted": pdf.is_encrypted(),
+            "repaired": pdf.was_repaired(),
+            "objects": pdf.object_numbers().len(),
+            "info": info_v,
+            "xmp_bytes": xmp.as_ref().ok().and_then(|x| x.as_ref().map(Vec::len)),
+            "revisions": revisions_json(pdf),
+            "warnings": warnings_json(&pdf.warnings()),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        writeln!(out, "file:       {}", file.display())?;
+        writeln!(out, "version:    {}", pdf.version())?;
+        match &pages {
+            Ok(n) => writeln!(
+                out,
+                "pages:      {n}{}",
+                if verify { " (verified)" } else { "" }
+            )?,
+            Err(e) => writeln!(out, "pages:      ? ({e})")?,
+        }
+        writeln!(out, "encrypted:  {}", pdf.is_encrypted())?;
+        writeln!(out, "objects:    {}", pdf.object_numbers().len())?;
+        writeln!(out, "revisions:  {}", pdf.revisions().len())?;
+        if let Ok(i) = &info {
+            for (k, v) in i {
+                writeln!(out, "info.{k}: {v}")?;
+            }
+        }
+        if let Ok(Some(x)) = &xmp {
+            writeln!(out, "xmp:        {} bytes", x.len())?;
+        }
+        for w in pdf.warnings() {
+            writeln!(out, "warning:    {w}")?;
+        }
+    }
+    if let Err(e) = pages
+        && e.kind() != ErrorKind::Encrypted
+    {
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+/// `ream pdf pages`.
+pub fn pages(pdf: &Pdf, as_json: bool, out: &mut dyn Write) -> Result<()> {
+    let pages = pdf.pages()?;
+    let obj = |r: Option<ObjRef>| {
+        r.map(|r| format!("{} {}", r.num, r.generation))
+            .unwrap_or_default()
+    };
+    if as_json {
+        let v: Vec<Value> = pages
+            .iter()
+            .map(|p| json!({"number": p.number, "object": obj(p.object), "media_box": p.media_box, "crop_box": p.crop_box, "rotate": p.rotate}))
+            .collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    } else {
+        writeln!(out, "page\tobject\tmedia_box\tcrop_box\trotate")?;
+        let fmt = |r: Option<[f64; 4]>| {
+            r.map(|r| format!("{} {} {} {}", r[0], r[1], r[2], r[3]))
+                .unwrap_or_default()
+        };
+        for p in &pages {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}",
+                p.number,
+                obj(p.object),
+                fmt(p.media_box),
+                fmt(p.crop_box),
+                p.rotate
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `ream pdf revisions`.
+pub fn revisions(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "revision\txref_offset\tkind\tstart\tsize\tobjects")?;
+    for r in pdf.revisions() {
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}",
+            r.number,
+            r.xref_offset,
+            r.kind.as_str(),
+            r.start,
+            r.size(),
+            r.objects
+        )?;
+    }
+    if pdf.revisions().is_empty() {
+        writeln!(
+            out,
+            "(none: the cross-reference data was rebuilt by scanning)"
+        )?;
+    }
+    Ok(())
+}
+
+/// `ream pdf check`: reads every object, decodes every stream, walks the
+/// pages; prints problems. Errors make the command fail (exit 1).
+pub fn check(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
+    let mut errors = Vec::new();
+    let nums = pdf.object_numbers();
+    let mut streams = 0usize;
+    for &n in &nums {
+        match pdf.object(ObjRef::new(n, 0)) {
+            Ok(Object::Stream(s)) if !pdf.is_encrypted() => {
+                streams += 1;
+                if let Err(e) = pdf.stream_data(&s, true) {
+                    errors.push(format!("object {n}: stream: {e}"));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => errors.push(format!("object {n}: {e}")),
+        }
+    }
+    let pages = pdf.pages();
+    match &pages {
+        Ok(p) => writeln!(out, "pages: {}", p.len())?,
+        Err(e) => errors.push(format!("pages: {e}")),
+    }
+    if !pdf.is_encrypted() {
+        if let Err(e) = pdf.info() {
+            errors.push(format!("info: {e}"));
+        }
+        if let Err(e) = pdf.xmp() {
+            errors.push(format!("xmp: {e}"));
+        }
+    }
+    writeln!(out, "objects: {} ({streams} streams decoded)", nums.len())?;
+    let warnings = pdf.warnings();
+    for w in &warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    for e in &errors {
+        writeln!(out, "error: {e}")?;
+    }
+    if !errors.is_empty() {
+        anyhow::bail!("{} errors", errors.len());
+    }
+    writeln!(
+        out,
+        "{}",
+        if warnings.is_empty() {
+            "ok"
+        } else {
+            "ok with warnings"
+        }
+    )?;
+    Ok(())
+}

@@ -1,0 +1,606 @@
+//! [`Pdf`]: opening, the merged xref index, lazy object resolution.
+
+use crate::error::{Error, Result, Warning};
+use crate::filters;
+use crate::object::{Dict, ObjRef, Object, Stream};
+use crate::objstm::{Cache, ObjStm};
+use crate::options::PdfOptions;
+use crate::reader::Reader;
+use crate::revisions::{Revision, revisions};
+use crate::xref::{XrefEntry, chain, repair};
+use ream_io::{ByteSource, Bytes, ErrorKind, IoCounters, MapSource, SourceKind, open_source};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// How many references may be followed while resolving one object
+/// (`/Length` of an object stream pointing into another, ...).
+const MAX_REF_DEPTH: u32 = 32;
+
+/// An open PDF: objects are read lazily through the cross-reference index.
+///
+/// `Send + Sync`; every method takes `&self` (the index, the object stream
+/// cache and the warnings sit behind locks). Opening reads the header, the
+/// tail, the xref sections along `/Prev`, the catalog and the root of the
+/// page tree, nothing else.
+#[derive(Debug)]
+pub struct Pdf {
+    pub(crate) reader: Reader,
+    pub(crate) opts: PdfOptions,
+    version: String,
+    state: RwLock<State>,
+    cache: Mutex<Cache>,
+    warnings: Mutex<Vec<Warning>>,
+    dropped_warnings: AtomicU64,
+    revisions: Vec<Revision>,
+    encrypted: bool,
+}
+
+/// The merged index and trailer (replaced as a whole by a repair).
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    pub entries: HashMap<u32, XrefEntry>,
+    pub trailer: Dict,
+    pub repaired: bool,
+}
+
+impl Pdf {
+    /// Opens `path` with the byte source chosen in `opts`.
+    pub fn open(path: impl AsRef<Path>, opts: &PdfOptions) -> Result<Pdf> {
+        let src = open_source(path, &opts.source)?;
+        Pdf::from_source(src, opts)
+    }
+
+    /// Reads a PDF held in memory.
+    pub fn from_bytes(bytes: Vec<u8>, opts: &PdfOptions) -> Result<Pdf> {
+        Pdf::from_source(
+            Arc::new(MapSource::from_bytes(Bytes::from_vec(bytes))),
+            opts,
+        )
+    }
+
+    /// Reads a PDF from any byte source.
+    pub fn from_source(src: Arc<dyn ByteSource>, opts: &PdfOptions) -> Result<Pdf> {
+        let reader = Reader {
+            src,
+            limits: opts.limits,
+        };
+        if reader.len() == 0 {
+            return Err(Error::malformed(0, "empty file"));
+        }
+        let mut warnings = Vec::new();
+        let version = header_version(&reader, opts.strict, &mut warnings)?;
+        let loaded = chain::startxref(&reader).and_then(|s| chain::load(&reader, s, &mut warnings));
+        let mut suspicious = false;
+        let (state, revs) = match loaded {
+            Ok((sections, looped)) => {
+                suspicious = looped;
+                let revs = revisions(&reader, &sections);
+                (merge(&sections, opts.limits.max_objects)?, revs)
+            }
+            Err(e) if opts.strict || e.kind() == ErrorKind::Io => return Err(e),
+            Err(e) => {
+                warnings.push(Warning::from_error(
+                    "cross-reference data unreadable, rebuilt by scanning",
+                    &e,
+                ));
+                (State::default(), Vec::new())
+            }
+        };
+        let needs_scan = state.entries.is_empty();
+        let pdf = Pdf {
+            reader,
+            opts: *opts,
+            version,
+            state: RwLock::new(state),
+            cache: Mutex::new(Cache::new(
+                opts.limits.objstm_cache_bytes,
+                opts.limits.objstm_cache_streams,
+            )),
+            warnings: Mutex::new(Vec::new()),
+            dropped_warnings: AtomicU64::new(0),
+            revisions: revs,
+            encrypted: false,
+        };
+        for w in warnings {
+            pdf.warn(w);
+        }
+        if needs_scan {
+            pdf.repair()?;
+        }
+        let mut pdf = pdf;
+        let encrypted = pdf
+            .read_state()
+            .trailer
+            .get(b"Encrypt")
+            .is_some_and(|e| *e != Object::Null);
+        pdf.encrypted = encrypted;
+        if pdf.encrypted && !opts.allow_encrypted {
+            return Err(Error::new(
+                ErrorKind::Encrypted,
+                "the document is encrypted (/Encrypt in the trailer)",
+            ));
+        }
+        if suspicious && !opts.strict && !pdf.read_state().repaired {
+            pdf.repair()?;
+        }
+        if !pdf.has_page_tree() && !opts.strict && !pdf.read_state().repaired && !pdf.encrypted {
+            pdf.warn(Warning::new(
+                "document catalog or page tree unreadable, xref rebuilt by scanning",
+            ));
+            pdf.repair()?;
+        }
+        if let Err(e) = pdf.catalog() {
+            if opts.strict {
+                return Err(e);
+            }
+            pdf.warn(Warning::from_error("no document catalog", &e));
+        }
+        Ok(pdf)
+    }
+
+    pub(crate) fn read_state(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a warning (up to `max_warnings`; later ones are counted).
+    pub(crate) fn warn(&self, w: Warning) {
+        let mut v = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        if v.len() < self.opts.limits.max_warnings {
+            if !v.contains(&w) {
+                v.push(w);
+            }
+        } else {
+            self.dropped_warnings.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The warnings so far (repairs, lenient parses, lies found), plus one
+    /// line counting those dropped past `max_warnings`.
+    pub fn warnings(&self) -> Vec<Warning> {
+        let mut v = self
+            .warnings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let dropped = self.dropped_warnings.load(Ordering::Relaxed);
+        if dropped > 0 {
+            v.push(Warning::new(format!("{dropped} more warnings not kept")));
+        }
+        v
+    }
+
+    /// The version in the `%PDF-x.y` header; `1.2` when there is no header
+    /// (what qpdf and pikepdf report), empty when the header has no digits.
+    /// The catalog's `/Version` is not applied.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// True when the trailer has `/Encrypt` (only possible with
+    /// [`PdfOptions::allow_encrypted`]).
+    pub fn is_encrypted(&self) -> bool {
+        self.encrypted
+    }
+
+    /// True when the index was rebuilt by scanning.
+    pub fn was_repaired(&self) -> bool {
+        self.read_state().repaired
+    }
+
+    /// File length in bytes.
+    pub fn len(&self) -> u64 {
+        self.reader.len()
+    }
+
+    /// True for an empty file (never: opening one fails).
+    pub fn is_empty(&self) -> bool {
+        self.reader.len() == 0
+    }
+
+    /// The revisions (xref sections) oldest first; empty after a repair
+    /// from scratch.
+    pub fn revisions(&self) -> &[Revision] {
+        &self.revisions
+    }
+
+    /// The I/O counters of the byte source.
+    pub fn io_counters(&self) -> IoCounters {
+        self.reader.src.counters()
+    }
+
+    /// Which byte source reads the file.
+    pub fn source_kind(&self) -> SourceKind {
+        self.reader.src.kind()
+    }
+
+    /// Object stream cache hits and misses so far.
+    pub fn objstm_cache_stats(&self) -> (u64, u64) {
+        let c = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        (c.hits, c.misses)
+    }
+
+    /// The merged trailer (newest section's keys, older ones filling gaps).
+    pub fn trailer(&self) -> Dict {
+        self.read_state().trailer.clone()
+    }
+
+    /// Where object `num` lives.
+    pub fn xref_entry(&self, num: u32) -> Option<XrefEntry> {
+        self.read_state().entries.get(&num).copied()
+    }
+
+    /// The numbers of all objects in use, ascending.
+    pub fn object_numbers(&self) -> Vec<u32> {
+        let st = self.read_state();
+        let mut v: Vec<u32> = st
+            .entries
+            .iter()
+            .filter(|(_, e)| **e != XrefEntry::Free)
+            .map(|(n, _)| *n)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The document catalog (`/Root`).
+    pub fn catalog(&self) -> Result<Dict> {
+        let root = self.read_state().trailer.get(b"Root").cloned();
+        let root = root.ok_or_else(|| Error::new(ErrorKind::Malformed, "trailer has no /Root"))?;
+        match self.resolve(&root)? {
+            Object::Dict(d) => Ok(d),
+            o => Err(Error::new(
+                ErrorKind::Malformed,
+                format!("/Root is a {}, not a dictionary", o.type_name()),
+            )),
+        }
+    }
+
+    /// True when the catalog's `/Pages` resolves to a dictionary.
+    fn has_page_tree(&self) -> bool {
+        self.catalog()
+            .ok()
+            .and_then(|c| c.get(b"Pages").cloned())
+            .is_some_and(|p| self.resolve(&p).is_ok_and(|p| p.as_dict().is_some()))
+    }
+
+    /// Reads object `r` (by number; a generation mismatch is tolerated).
+    /// Free and missing objects are `Null`. In lenient mode a malformed
+    /// object makes the reader rebuild the index by scanning once and retry.
+    pub fn object(&self, r: ObjRef) -> Result<Object> {
+        let first = {
+            let st = self.read_state();
+            self.object_in(&st, r, 0)
+        };
+        match first {
+            Err(e)
+                if e.kind() == ErrorKind::Malformed
+                    && !self.opts.strict
+                    && !self.read_state().repaired =>
+            {
+                self.warn(Warning::from_error(
+                    "object unreadable, xref rebuilt by scanning",
+                    &e,
+                ));
+                self.repair()?;
+                let st = self.read_state();
+                self.object_in(&st, r, 0)
+            }
+            r => r,
+        }
+    }
+
+    /// Follows references until a direct object.
+    pub fn resolve(&self, o: &Object) -> Result<Object> {
+        let mut cur = o.clone();
+        for _ in 0..MAX_REF_DEPTH {
+            match cur {
+                Object::Ref(r) => cur = self.object(r)?,
+                o => return Ok(o),
+            }
+        }
+        Err(Error::new(
+            ErrorKind::Malformed,
+            "reference chain too long (a cycle?)",
+        ))
+    }
+
+    /// The data of stream `s`: raw, or decoded through its filters (image
+    /// codecs stay encoded: decoding stops at DCT/JPX/JBIG2/CCITT).
+    pub fn stream_data(&self, s: &Stream, decoded: bool) -> Result<Vec<u8>> {
+        if self.encrypted {
+            return Err(Error::new(
+                ErrorKind::Encrypted,
+                "stream data of an encrypted document",
+            ));
+        }
+        let st = self.read_state();
+        self.stream_in(&st, s, decoded, 0)
+    }
+
+    pub(crate) fn object_in(&self, st: &State, r: ObjRef, depth: u32) -> Result<Object> {
+        if depth > MAX_REF_DEPTH {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                "references nested too deep (a cycle?)",
+            )
+            .in_object(r));
+        }
+        match st.entries.get(&r.num).copied() {
+            None | Some(XrefEntry::Free) => Ok(Object::Null),
+            Some(XrefEntry::InFile { offset, .. }) => {
+                let (got, obj) = self
+                    .reader
+                    .indirect_at(offset)
+                    .map_err(|e| e.in_object(r))?;
+                if got.num != r.num {
+                    return Err(
+                        Error::malformed(offset, format!("xref points at object {got}"))
+                            .in_object(r),
+                    );
+                }
+                Ok(obj)
+            }
+            Some(XrefEntry::InStream { stream, index }) => {
+                let s = self
+                    .objstm(st, stream, depth + 1)
+                    .map_err(|e| e.in_object(r))?;
+                match s.object(r, index, self.opts.limits.max_nesting)? {
+                    Some(o) => Ok(o),
+                    None => {
+                        self.warn(Warning {
+                            object: Some(r),
+                            ..Warning::new(format!(
+                                "object stream {stream} does not hold this object"
+                            ))
+                        });
+                        Ok(Object::Null)
+                    }
+                }
+            }
+        }
+    }
+
+    fn objstm(&self, st: &State, num: u32, depth: u32) -> Result<Arc<ObjStm>> {
+        if let Some(s) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(num)
+        {
+            return Ok(s);
+        }
+        if !matches!(st.entries.get(&num), Some(XrefEntry::InFile { .. })) {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                format!(
+                    "object stream {num} is not a stream in the file (compressed in itself or another)"
+                ),
+            ));
+        }
+        if self.encrypted {
+            return Err(Error::new(
+                ErrorKind::Encrypted,
+                "object streams of an encrypted document",
+            ));
+        }
+        let Object::Stream(s) = self.object_in(st, ObjRef::new(num, 0), depth)? else {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                format!("object stream {num} is not a stream"),
+            ));
+        };
+        let n = s.dict.int(b"N").unwrap_or(0).max(0) as u64;
+        let first = s.dict.int(b"First").unwrap_or(0).max(0) as usize;
+        let data = self.stream_in(st, &s, true, depth)?;
+        let o = Arc::new(ObjStm::new(
+            data,
+            n,
+            first,
+            self.opts.limits.max_objstm_objects,
+        )?);
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(num, Arc::clone(&o));
+        Ok(o)
+    }
+
+    pub(crate) fn stream_in(
+        &self,
+        st: &State,
+        s: &Stream,
+        decoded: bool,
+        depth: u32,
+    ) -> Result<Vec<u8>> {
+        let length = match s.dict.get(b"Length") {
+            Some(Object::Int(n)) => u64::try_from(*n).ok(),
+            Some(Object::Ref(r)) => self
+                .object_in(st, *r, depth + 1)
+                .ok()
+                .and_then(|o| o.as_int())
+                .and_then(|n| u64::try_from(n).ok()),
+            _ => None,
+        };
+        let (len, warn) = self.reader.stream_len(s.data_offset, length)?;
+        if let Some(w) = warn {
+            self.warn(Warning {
+                offset: Some(s.data_offset),
+                ..Warning::new(w)
+            });
+        }
+        let n = usize::try_from(len).map_err(|_| Error::limit("stream longer than memory"))?;
+        if !decoded {
+            return self.reader.src_with(s.data_offset, n, <[u8]>::to_vec);
+        }
+        let resolve = |o: &Object| match o {
+            Object::Ref(r) => self.object_in(st, *r, depth + 1).unwrap_or(Object::Null),
+            o => o.clone(),
+        };
+        let chain = chain::filter_chain(&s.dict, &resolve);
+        let budget = self.opts.limits.max_decoded_stream;
+        let d = self
+            .reader
+            .src_with(s.data_offset, n, |raw| filters::decode(raw, &chain, budget))?
+            .map_err(|e| e.at(s.data_offset))?;
+        for w in d.warnings {
+            self.warn(Warning {
+                offset: Some(s.data_offset),
+                ..Warning::new(w)
+            });
+        }
+        Ok(d.data)
+    }
+
+    /// Rebuilds the index by scanning the file (once); refused when strict.
+    pub(crate) fn repair(&self) -> Result<()> {
+        if self.opts.strict {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                "repair needed but the strict option refuses it",
+            ));
+        }
+        let mut guard = self.state.write().unwrap_or_else(|e| e.into_inner());
+        if guard.repaired {
+            return Ok(());
+        }
+        let scan = repair::scan(&self.reader)?;
+        let mut st = State {
+            entries: guard.entries.clone(),
+            trailer: Dict::new(),
+            repaired: true,
+        };
+        for &(num, generation, offset) in &scan.objects {
+            match st.entries.get(&num) {
+                // Keep a compressed version when its container is a real
+                // stream in the file (it is newer than any plain copy).
+                Some(XrefEntry::InStream { stream, .. })
+                    if *stream != num
+                        && matches!(guard.entries.get(stream), Some(XrefEntry::InFile { .. })) => {}
+                _ => {
+                    st.entries
+                        .insert(num, XrefEntry::InFile { offset, generation });
+                }
+            }
+        }
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        // Objects inside object streams the scan found.
+        for &num in &scan.objstms {
+            let Ok(s) = self.objstm(&st, num, 0) else {
+                continue;
+            };
+            for (i, &(member, _)) in s.entries.iter().enumerate() {
+                st.entries.entry(member).or_insert(XrefEntry::InStream {
+                    stream: num,
+                    index: u32::try_from(i).unwrap_or(u32::MAX),
+                });
+            }
+        }
+        st.trailer = self.repaired_trailer(&st, &guard.trailer, &scan);
+        if st.entries.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                "no objects found by scanning: not a PDF",
+            ));
+        }
+        self.warn(Warning::new(format!(
+            "index rebuilt by scanning: {} objects",
+            st.entries.len()
+        )));
+        *guard = st;
+        Ok(())
+    }
+
+    fn repaired_trailer(&self, st: &State, old: &Dict, scan: &repair::Scan) -> Dict {
+        let root_ok = |t: &Dict| {
+            t.get(b"Root").and_then(Object::as_ref).is_some_and(|r| {
+                self.object_in(st, r, 0)
+                    .is_ok_and(|o| matches!(o, Object::Dict(_)))
+            })
+        };
+        let mut candidates: Vec<Dict> = vec![old.clone()];
+        candidates.extend(scan.trailers.iter().rev().cloned());
+        for &off in scan.xrefs.iter().rev() {
+            if let Ok((_, o)) = self.reader.indirect_at(off)
+                && let Some(d) = o.as_dict()
+            {
+                candidates.push(d.clone());
+            }
+        }
+        let mut out = match candidates.iter().find(|t| root_ok(t)) {
+            Some(t) => t.clone(),
+            None => {
+                let mut t = Dict::new();
+                let cat = scan.catalogs.iter().rev().find(|(n, _)| {
+                    self.object_in(st, ObjRef::new(*n, 0), 0)
+                        .is_ok_and(|o| o.as_dict().is_some_and(|d| d.is_type(b"Catalog")))
+                });
+                if let Some(&(n, g)) = cat {
+                    t.insert(b"Root".to_vec(), Object::Ref(ObjRef::new(n, g)));
+                }
+                t
+            }
+        };
+        for t in &candidates {
+            if out.get(b"Info").is_none()
+                && let Some(i) = t.get(b"Info")
+            {
+                out.insert(b"Info".to_vec(), i.clone());
+            }
+        }
+        out
+    }
+}
+
+/// Merges sections (newest first): the first section naming an object
+/// wins; trailers merge the same way.
+fn merge(sections: &[crate::xref::Section], max_objects: u64) -> Result<State> {
+    let mut st = State::default();
+    for s in sections {
+        for &(num, e) in &s.entries {
+            st.entries.entry(num).or_insert(e);
+        }
+        if st.entries.len() as u64 > max_objects {
+            return Err(Error::limit(format!(
+                "more than max_objects ({max_objects}) objects"
+            )));
+        }
+        for (k, v) in s.trailer.iter() {
+            if st.trailer.get(k).is_none() && k != b"Prev" && k != b"XRefStm" {
+                st.trailer.insert(k.to_vec(), v.clone());
+            }
+        }
+    }
+    Ok(st)
+}
+
+/// The `x.y` after `%PDF-` in the first KiB.
+fn header_version(r: &Reader, strict: bool, warnings: &mut Vec<Warning>) -> Result<String> {
+    let head = r.src_with(0, 1024, <[u8]>::to_vec)?;
+    match memchr::memmem::find(&head, b"%PDF-") {
+        Some(i) => {
+            let v: String = head
+                .get(i + 5..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|b| b.is_ascii_digit() || **b == b'.')
+                .map(|&b| b as char)
+                .collect();
+            if i > 0 {
+                warnings.push(Warning::new(format!("{i} bytes before the %PDF header")));
+            }
+            Ok(v)
+        }
+        None if strict => Err(Error::malformed(
+            0,
+            "no %PDF- header in the first 1024 bytes",
+        )),
+        None => {
+            warnings.push(Warning::new(
+                "no %PDF- header in the first 1024 bytes; version taken as 1.2",
+            ));
+            Ok("1.2".to_string())
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! Random-access PDF reader for gigabyte files.
+//!
+//! [`Pdf::open`] reads the header, finds `startxref` in the tail and
+//! follows the cross-reference sections along `/Prev` newest-first
+//! (classic tables, xref streams, hybrid files), merging them into one
+//! index. Nothing else is read until asked: objects are parsed lazily by
+//! number, object streams are decoded on demand into a bounded LRU cache.
+//! Bytes come from a [`ream_io::ByteSource`] chosen in [`PdfOptions`]
+//! (whole mapping, sliding window, read-ahead buffer, plain reads).
+//!
+//! Broken files: when `startxref`, an xref section or an object offset is
+//! wrong, the index is rebuilt by scanning for `N G obj` and `trailer`
+//! ([`Pdf::warnings`] says so); [`PdfOptions::strict`] refuses instead.
+//! Every stream filter runs under a decode budget, nesting is bounded,
+//! and every limit is a field of [`PdfLimits`].
+
+mod doc;
+mod error;
+mod filters;
+mod info;
+mod lexer;
+mod object;
+mod objstm;
+mod options;
+mod pages;
+mod parser;
+mod reader;
+mod revisions;
+mod syntax;
+mod text;
+mod xref;
+
+pub use doc::Pdf;
+pub use error::{Error, Result, Warning};
+pub use info::InfoValue;
+pub use object::{Dict, ObjRef, Object, Stream};
+pub use options::{PdfLimits, PdfOptions};
+pub use pages::{Page, Rect};
+pub use ream_io::{ErrorKind, IoCounters, SourceKind, SourceOptions};
+pub use revisions::Revision;
+pub use text::decode_text;
+pub use xref::{XrefEntry, XrefKind};

@@ -1,0 +1,16 @@
+//! Integration tests for ream-pdf: small PDFs built by the test-only writer
+//! in `writer.rs`, hostile inputs, every byte source, and the corpus.
+
+// Test helpers (outside #[test] fns) may panic on broken fixtures.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod conformance;
+mod fixtures;
+mod hostile;
+mod sources;
+mod writer;
