@@ -19,6 +19,7 @@
 
 mod cell_scan;
 mod cell_text;
+mod chunked;
 mod dates;
 mod encoding;
 mod error;

@@ -396,4 +396,10 @@ pub struct OpenStats {
     pub cells: u64,
     /// Bytes of worksheet XML inflated.
     pub inflated_bytes: u64,
+    /// Chunks of big sheets parsed in parallel (0 when no sheet was
+    /// chunked).
+    pub chunks: u64,
+    /// Big sheets that were parsed sequentially after all because a chunk
+    /// boundary fell inside markup that looked like a row end.
+    pub chunk_fallbacks: u64,
 }

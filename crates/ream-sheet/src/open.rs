@@ -110,7 +110,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         .unwrap_or_else(|| "xl/workbook.xml".to_string());
     let wb_xml = match read_part(&archive, &wb_part)? {
         Some(x) => x,
-        None if archive.find("content.xml").is_some() => {
+        None if crate::ods::looks_like_ods(&archive) => {
             return crate::ods::open(archive, opts, t0);
         }
         None => {
@@ -181,12 +181,13 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
 
     // Phase B: worksheets on the pool.
     let t1 = Instant::now();
-    let (parsed, threads, inflate_s, parse_s, inflated_bytes) = if opts.load_cells {
-        parse_sheets(&pkg, &jobs, opts)?
-    } else {
-        let empty = jobs.iter().map(|_| empty_parsed(pkg.date_1904)).collect();
-        (empty, 1, 0.0, 0.0, 0)
-    };
+    let (parsed, threads, inflate_s, parse_s, inflated_bytes, chunks, chunk_fallbacks) =
+        if opts.load_cells {
+            parse_sheets(&pkg, &jobs, opts)?
+        } else {
+            let empty = jobs.iter().map(|_| empty_parsed(pkg.date_1904)).collect();
+            (empty, 1, 0.0, 0.0, 0, 0, 0)
+        };
     let phase_b_s = t1.elapsed().as_secs_f64();
 
     // Phase C: small parts.
@@ -236,6 +237,8 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         threads,
         cells,
         inflated_bytes,
+        chunks,
+        chunk_fallbacks,
     };
     Ok(Workbook {
         sheets,
@@ -249,7 +252,8 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
     })
 }
 
-type Parsed = (Vec<ParsedSheet>, usize, f64, f64, u64);
+/// (sheets, threads, inflate s, parse s, bytes inflated, chunks, fallbacks)
+type Parsed = (Vec<ParsedSheet>, usize, f64, f64, u64, u64, u64);
 
 /// Per-worker output: (job index, result, inflate s, parse s, bytes).
 type WorkerOut = Vec<(usize, Result<ParsedSheet>, f64, f64, u64)>;
@@ -267,10 +271,21 @@ fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<
         })
         .collect();
     order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let threads = opts.effective_threads(jobs.len());
-    // With more cores than sheets, a streamed sheet gets its own inflater
-    // thread (a two-stage pipeline) instead of leaving a core idle.
-    let spare_core = opts.parallel && opts.effective_threads(usize::MAX) > jobs.len();
+    // Big sheets are cut into chunks that every worker helps parse (see
+    // `chunked`); then all cores are used even for a single sheet.
+    let all_threads = opts.effective_threads(usize::MAX);
+    let is_big = |i: usize, size: u64| {
+        all_threads > 1
+            && size >= crate::chunked::MIN_CHUNKS * opts.chunk_bytes as u64
+            && jobs.get(i).is_some_and(|j| j.kind != SheetKind::Chartsheet)
+    };
+    let n_big = order.iter().filter(|&&(i, size)| is_big(i, size)).count();
+    let threads = if n_big > 0 {
+        all_threads
+    } else {
+        opts.effective_threads(jobs.len())
+    };
+    let board = crate::chunked::Board::new(n_big);
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let worker = || -> WorkerOut {
@@ -278,9 +293,19 @@ fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<
         let mut buf = Vec::new();
         while !failed.load(Ordering::Relaxed) {
             let k = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(i, _)) = order.get(k) else { break };
+            let Some(&(i, size)) = order.get(k) else {
+                // No sheet left: help parse chunks of big sheets.
+                if board.help(&failed) {
+                    continue;
+                }
+                break;
+            };
             let Some(job) = jobs.get(i) else { break };
-            let (res, inf, par, bytes) = parse_one(pkg, job, opts, &mut buf, spare_core);
+            let (res, inf, par, bytes) = if is_big(i, size) {
+                parse_big(pkg, job, i, opts, &board, 2 * threads, &mut buf)
+            } else {
+                parse_one(pkg, job, opts, &mut buf)
+            };
             if res.is_err() {
                 failed.store(true, Ordering::Relaxed);
             }
@@ -336,9 +361,16 @@ fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<
     for slot in slots {
         parsed.push(slot.ok_or_else(|| Error::malformed("a sheet was not parsed"))?);
     }
-    let pipelined = spare_core && order.iter().any(|&(_, size)| size > ONE_SHOT_MAX);
-    let threads = if pipelined { threads + 1 } else { threads };
-    Ok((parsed, threads, inflate_s, parse_s, bytes))
+    let parse_s = parse_s + board.parse_ns.load(Ordering::Relaxed) as f64 / 1e9;
+    Ok((
+        parsed,
+        threads,
+        inflate_s,
+        parse_s,
+        bytes,
+        board.chunks.load(Ordering::Relaxed),
+        board.fallbacks.load(Ordering::Relaxed),
+    ))
 }
 
 fn empty_parsed(date_1904: bool) -> ParsedSheet {
@@ -361,7 +393,6 @@ fn parse_one(
     job: &SheetJob,
     opts: &OpenOptions,
     buf: &mut Vec<u8>,
-    spare_core: bool,
 ) -> (Result<ParsedSheet>, f64, f64, u64) {
     if job.kind == SheetKind::Chartsheet {
         return (Ok(empty_parsed(pkg.date_1904)), 0.0, 0.0, 0);
@@ -401,11 +432,7 @@ fn parse_one(
             .map_err(name);
         (res, inf, t.elapsed().as_secs_f64(), buf.len() as u64)
     } else {
-        let (res, inf, par, bytes) = if spare_core {
-            parse_pipelined(pkg, entry, ctx)
-        } else {
-            parse_streaming(pkg, entry, ctx)
-        };
+        let (res, inf, par, bytes) = parse_streaming(pkg, entry, ctx);
         (res.map_err(name), inf, par, bytes)
     }
 }
@@ -460,90 +487,46 @@ fn parse_streaming(
     (res, inf, par, total)
 }
 
-/// Like [`parse_streaming`], with inflation on a second thread: blocks go
-/// to the parser through a bounded channel (at most 3 blocks in flight) and
-/// come back for reuse, so memory stays bounded and both cores work.
-fn parse_pipelined(
-    pkg: &Package,
-    entry: &Entry,
-    ctx: SheetCtx<'_>,
+/// Parses a big sheet in chunks on the board; falls back to the sequential
+/// path when the chunking cannot be used for this part.
+fn parse_big<'a>(
+    pkg: &'a Package,
+    job: &'a SheetJob,
+    index: usize,
+    opts: &'a OpenOptions,
+    board: &crate::chunked::Board<'a>,
+    max_in_flight: usize,
+    buf: &mut Vec<u8>,
 ) -> (Result<ParsedSheet>, f64, f64, u64) {
-    use std::io::Read;
-    use std::sync::mpsc::{channel, sync_channel};
-    let mut reader = match pkg.archive.stream(entry) {
-        Ok(r) => r,
-        Err(e) => return (Err(e.into()), 0.0, 0.0, 0),
+    let Some(entry) = pkg.archive.find(&job.part) else {
+        return parse_one(pkg, job, opts, buf);
     };
-    let (tx, rx) = sync_channel::<std::result::Result<Vec<u8>, Error>>(2);
-    let (back_tx, back_rx) = channel::<Vec<u8>>();
-    std::thread::scope(|scope| {
-        let inflater = scope.spawn(move || {
-            let mut inf = 0.0;
-            loop {
-                let mut block = back_rx.try_recv().unwrap_or_default();
-                block.resize(STREAM_BLOCK, 0);
-                let t = Instant::now();
-                let mut n = 0;
-                let mut failed = None;
-                while n < STREAM_BLOCK {
-                    match block.get_mut(n..).map(|b| reader.read(b)) {
-                        Some(Ok(0)) | None => break,
-                        Some(Ok(k)) => n += k,
-                        Some(Err(e)) => {
-                            failed = Some(ream_zip::Error::from_io(e).into());
-                            break;
-                        }
-                    }
-                }
-                inf += t.elapsed().as_secs_f64();
-                pkg.archive.release(entry, reader.consumed());
-                block.truncate(n);
-                let done = n == 0 || failed.is_some();
-                let msg = match failed {
-                    Some(e) => Err(e),
-                    None => Ok(block),
-                };
-                if tx.send(msg).is_err() || done {
-                    return inf;
-                }
-            }
-        });
-        let mut parser = SheetParser::new(ctx).reserve_for(entry.uncompressed_size);
-        let mut carry: Vec<u8> = Vec::with_capacity(STREAM_BLOCK * 2);
-        let (mut par, mut total) = (0.0, 0u64);
-        let mut result: Result<()> = Ok(());
-        while let Ok(msg) = rx.recv() {
-            let block = match msg {
-                Ok(b) => b,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            };
-            let eof = block.is_empty();
-            total += block.len() as u64;
-            let t = Instant::now();
-            carry.extend_from_slice(&block);
-            let _ = back_tx.send(block);
-            match parser.feed(&carry, eof) {
-                Ok(used) => {
-                    carry.drain(..used);
-                }
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-            par += t.elapsed().as_secs_f64();
-            if eof {
-                break;
-            }
+    let ctx = SheetCtx {
+        sst_len: pkg.sst.len(),
+        styles: &pkg.styles,
+        limits: &opts.limits,
+        date_1904: pkg.date_1904,
+    };
+    let (res, inf) = crate::chunked::parse_chunked(
+        pkg,
+        entry,
+        ctx,
+        index,
+        board,
+        max_in_flight,
+        opts.chunk_bytes,
+    );
+    match res {
+        Ok(Some(p)) => (Ok(p), inf, 0.0, entry.uncompressed_size),
+        Ok(None) => {
+            let (res, inf2, par, bytes) = parse_one(pkg, job, opts, buf);
+            (res, inf + inf2, par, bytes)
         }
-        drop(rx);
-        let inf = inflater.join().unwrap_or(0.0);
-        let t = Instant::now();
-        let res = result.and_then(|()| parser.finish());
-        par += t.elapsed().as_secs_f64();
-        (res, inf, par, total)
-    })
+        Err(e) => (
+            Err(e.in_part(job.part.clone()).in_sheet(job.name.clone())),
+            inf,
+            0.0,
+            0,
+        ),
+    }
 }

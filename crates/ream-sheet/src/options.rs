@@ -57,6 +57,10 @@ pub struct OpenOptions {
     /// but hold no cells, and [`Workbook::rows`](crate::Workbook::rows)
     /// streams them on demand in constant memory.
     pub load_cells: bool,
+    /// Size of the chunks a big sheet is cut into for parallel parsing, in
+    /// bytes of XML. Default 4 MiB. Sheets under 4 chunks are parsed whole;
+    /// with one thread nothing is chunked.
+    pub chunk_bytes: usize,
 }
 
 impl Default for OpenOptions {
@@ -67,6 +71,7 @@ impl Default for OpenOptions {
             limits: Limits::default(),
             map_mode: MapMode::Map,
             load_cells: true,
+            chunk_bytes: 4 << 20,
         }
     }
 }
@@ -89,6 +94,11 @@ impl OpenOptions {
     /// Sets [`limits`](OpenOptions::limits).
     pub fn limits(mut self, limits: Limits) -> OpenOptions {
         self.limits = limits;
+        self
+    }
+    /// Sets [`chunk_bytes`](OpenOptions::chunk_bytes) (at least 1 KiB).
+    pub fn chunk_bytes(mut self, n: usize) -> OpenOptions {
+        self.chunk_bytes = n.max(1 << 10);
         self
     }
     /// Sets [`load_cells`](OpenOptions::load_cells).

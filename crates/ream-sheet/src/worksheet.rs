@@ -35,6 +35,48 @@ struct SharedMaster {
     col: u32,
     off: u32,
     len: u32,
+    /// Recorded before the chunk's first absolute row (chunk mode).
+    rel: bool,
+}
+
+/// A shared-formula child whose master was not in its chunk: resolved when
+/// the chunks are joined.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pending {
+    pub row: u32,
+    pub col: u32,
+    pub si: u32,
+    /// Its row is relative to the chunk start.
+    pub rel: bool,
+}
+
+/// A shared-formula master exported by a chunk for later chunks.
+#[derive(Debug, Clone)]
+pub(crate) struct ExportedMaster {
+    pub si: u32,
+    pub row: u32,
+    pub col: u32,
+    pub text: Vec<u8>,
+    pub rel: bool,
+}
+
+/// What one chunk of a sheet's rows parsed to (chunk mode). Rows of the
+/// first `rel_*` cells, formulas and hidden rows (those before the chunk's
+/// first explicit row number) are relative to the chunk start.
+#[derive(Debug)]
+pub(crate) struct ChunkOut {
+    pub store: CellStore,
+    pub hidden_rows: Vec<u32>,
+    pub abs_seen: bool,
+    pub rel_cells: usize,
+    pub rel_formulas: usize,
+    pub rel_hidden: usize,
+    pub next_row: u32,
+    pub pending: Vec<Pending>,
+    pub masters: Vec<ExportedMaster>,
+    pub unsorted: bool,
+    pub tail: Vec<u8>,
+    pub warning: Option<Error>,
 }
 
 /// Largest shared-formula index accepted (`si`); masters are kept in a
@@ -94,6 +136,14 @@ pub(crate) struct SheetParser<'a> {
     /// Element depth in the head, and whether the root element was closed.
     head_depth: u32,
     root_closed: bool,
+    /// Chunk mode: rows before the first explicit row number are relative.
+    chunk_mode: bool,
+    abs_seen: bool,
+    /// Lengths of (cells, formulas, hidden rows) when `abs_seen` turned on.
+    rel_marks: (usize, usize, usize),
+    pending: Vec<Pending>,
+    /// Stop `feed` as soon as `<sheetData>` starts (the chunker's head pass).
+    stop_after_head: bool,
     /// Cells naming a shared string past the table: (count, first (row,
     /// col, index)).
     missing_sst: (u64, (u32, u32, u32)),
@@ -160,6 +210,11 @@ impl<'a> SheetParser<'a> {
             missing_sst: (0, (0, 0, 0)),
             last_key: 0,
             unsorted: false,
+            chunk_mode: false,
+            abs_seen: true,
+            rel_marks: (0, 0, 0),
+            pending: Vec::new(),
+            stop_after_head: false,
         }
     }
 
@@ -184,6 +239,110 @@ impl<'a> SheetParser<'a> {
         self.finish()
     }
 
+    /// A parser for one chunk of `<row>` elements cut out of `<sheetData>`
+    /// (see `chunked`): starts in the data phase with rows numbered from 0
+    /// relative to the chunk until an explicit row number appears.
+    pub fn for_chunk(ctx: SheetCtx<'a>) -> SheetParser<'a> {
+        let mut p = SheetParser::new(ctx);
+        p.phase = Phase::Data;
+        p.chunk_mode = true;
+        p.abs_seen = false;
+        p
+    }
+
+    /// Sets the byte offset of the first byte fed (for error positions).
+    pub fn starting_at(mut self, offset: u64) -> SheetParser<'a> {
+        self.base = offset;
+        self
+    }
+
+    /// Makes [`feed`](Self::feed) return as soon as `<sheetData>` starts.
+    pub fn stop_after_head(mut self) -> SheetParser<'a> {
+        self.stop_after_head = true;
+        self
+    }
+
+    /// True once the head (everything before `<sheetData>`) is consumed.
+    pub fn head_done(&self) -> bool {
+        self.phase != Phase::Head
+    }
+
+    /// The head pass result: (head bytes, declared dimension), and whether
+    /// the sheet has a `<sheetData>` at all (false: empty sheet, all read).
+    pub fn take_head(&mut self) -> (Vec<u8>, Option<CellRange>, bool) {
+        (
+            std::mem::take(&mut self.head),
+            self.dimension,
+            self.phase == Phase::Data,
+        )
+    }
+
+    /// Records that an explicit row number was seen (chunk mode).
+    #[inline]
+    fn mark_abs(&mut self) {
+        if !self.abs_seen {
+            self.abs_seen = true;
+            self.rel_marks = (
+                self.store.cells.len(),
+                self.store.formulas.len(),
+                self.hidden_rows.len(),
+            );
+        }
+    }
+
+    /// Ends a chunk: `last` says whether it held the end of `<sheetData>`.
+    pub fn finish_chunk(mut self, last: bool) -> Result<ChunkOut> {
+        if last {
+            self.end_checks()?;
+        } else if self.phase != Phase::Data {
+            // `</row>` text after `</sheetData>`: the cut is unusable.
+            let mut e = Error::malformed("a chunk boundary fell after </sheetData>");
+            e.truncated = true;
+            return Err(e);
+        }
+        if !self.abs_seen {
+            self.rel_marks = (
+                self.store.cells.len(),
+                self.store.formulas.len(),
+                self.hidden_rows.len(),
+            );
+        }
+        let warning = self.missing_sst_warning();
+        let masters = self
+            .shared
+            .iter()
+            .enumerate()
+            .filter_map(|(si, m)| {
+                let m = (*m)?;
+                let text = self
+                    .shared_text
+                    .get(m.off as usize..(m.off + m.len) as usize)?
+                    .to_vec();
+                Some(ExportedMaster {
+                    si: si as u32,
+                    row: m.row,
+                    col: m.col,
+                    text,
+                    rel: m.rel,
+                })
+            })
+            .collect();
+        Ok(ChunkOut {
+            store: self.store,
+            hidden_rows: self.hidden_rows,
+            abs_seen: self.abs_seen,
+            rel_cells: self.rel_marks.0,
+            rel_formulas: self.rel_marks.1,
+            rel_hidden: self.rel_marks.2,
+            next_row: self.next_row,
+            pending: self.pending,
+            masters,
+            unsorted: self.unsorted,
+            tail: self.tail,
+            warning,
+        })
+    }
+
     /// Feeds bytes; returns how many were consumed. The caller keeps the
     /// rest, appends more and calls again. With `eof`, all bytes are consumed
     /// or an error is returned.
@@ -201,6 +360,9 @@ impl<'a> SheetParser<'a> {
             };
             pos += used;
             self.base += used as u64;
+            if self.stop_after_head && self.phase != Phase::Head {
+                return Ok(pos);
+            }
             if pos >= buf.len() || (used == 0 && !eof) {
                 return Ok(pos);
             }
@@ -351,23 +513,7 @@ impl<'a> SheetParser<'a> {
 
     /// End of the last complete `</row>` (or `</x:row>`) in `buf`.
     fn last_row_end(&self, buf: &[u8]) -> Option<usize> {
-        let mut hay = buf;
-        while let Some(i) = self.row_end.rfind(hay) {
-            let before = hay.get(..i).unwrap_or_default();
-            // Accept `</row>` or `</prefix:row>`.
-            let ok = before.ends_with(b"</")
-                || before.iter().rposition(|&b| b == b'<').is_some_and(|lt| {
-                    let between = before.get(lt + 1..).unwrap_or_default();
-                    between.first() == Some(&b'/')
-                        && between.last() == Some(&b':')
-                        && between.iter().all(|&b| b != b'>' && b != b' ')
-                });
-            if ok {
-                return Some(i + 4);
-            }
-            hay = before;
-        }
-        None
+        last_row_end(&self.row_end, buf)
     }
 
     fn feed_data(&mut self, buf: &[u8], eof: bool) -> Result<usize> {
@@ -527,6 +673,7 @@ impl<'a> SheetParser<'a> {
                 && digits.get(n) == Some(&b'"')
                 && (1..=crate::refs::MAX_ROW + 1).contains(&r)
             {
+                self.mark_abs();
                 self.row = r - 1;
                 self.next_row = r;
                 self.next_col = 0;
@@ -554,6 +701,7 @@ impl<'a> SheetParser<'a> {
         for (name, value) in tag.attributes() {
             match name {
                 b"r" => {
+                    self.mark_abs();
                     row = parse_u32(value)
                         .filter(|&r| (1..=crate::refs::MAX_ROW + 1).contains(&r))
                         .map(|r| r - 1)
@@ -605,6 +753,7 @@ impl<'a> SheetParser<'a> {
     #[inline]
     fn commit_fast(&mut self, buf: &[u8], lt: usize, fc: FastCell) -> Result<usize> {
         let (row, col) = (fc.row, fc.col);
+        self.mark_abs();
         let at = self.base + lt as u64;
         if row > crate::refs::MAX_ROW || col > crate::refs::MAX_COL {
             return Err(Error::malformed(format!(
@@ -658,6 +807,9 @@ impl<'a> SheetParser<'a> {
         let mut col = self.next_col;
         let t = head.t;
         let style = head.style;
+        if head.r.is_some() {
+            self.mark_abs();
+        }
         if let Some((r, c)) = head.rc {
             row = r;
             col = c;
@@ -1010,11 +1162,21 @@ impl<'a> SheetParser<'a> {
                         col,
                         off: text_off,
                         len,
+                        rel: !self.abs_seen,
                     });
                 }
             }
         } else if let (true, Some(si)) = (shared, si) {
             let Some(m) = self.shared.get(si as usize).copied().flatten() else {
+                if self.chunk_mode {
+                    // The master is in an earlier chunk: expanded at the join.
+                    self.pending.push(Pending {
+                        row,
+                        col,
+                        si,
+                        rel: !self.abs_seen,
+                    });
+                }
                 return Ok(false);
             };
             let (start, end) = (m.off as usize, (m.off + m.len) as usize);
@@ -1095,4 +1257,29 @@ fn push_plain_ascii(arena: &mut Vec<u8>, text: &[u8]) -> bool {
         arena.extend_from_slice(text);
     }
     plain
+}
+
+/// End of the last complete `</row>` (or `</x:row>`) in `buf`, found with
+/// `finder` (a reverse finder for `row>`).
+pub(crate) fn last_row_end(finder: &memmem::FinderRev<'_>, buf: &[u8]) -> Option<usize> {
+    let mut hay = buf;
+    while let Some(i) = finder.rfind(hay) {
+        let before = hay.get(..i).unwrap_or_default();
+        // Accept `</row>` or `</prefix:row>` (a short prefix).
+        let tail = before
+            .get(before.len().saturating_sub(24)..)
+            .unwrap_or_default();
+        let ok = before.ends_with(b"</")
+            || tail.iter().rposition(|&b| b == b'<').is_some_and(|lt| {
+                let between = tail.get(lt + 1..).unwrap_or_default();
+                between.first() == Some(&b'/')
+                    && between.last() == Some(&b':')
+                    && between.iter().all(|&b| b != b'>' && b != b' ')
+            });
+        if ok {
+            return Some(i + 4);
+        }
+        hay = before;
+    }
+    None
 }

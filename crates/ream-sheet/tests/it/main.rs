@@ -7,9 +7,11 @@
     clippy::indexing_slicing
 )]
 
+mod chunks;
 mod conformance;
 mod fixtures;
 mod hostile;
+
 mod paths;
 mod rows;
 mod zipkit;

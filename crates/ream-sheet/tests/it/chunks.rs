@@ -1,0 +1,118 @@
+//! A big sheet cut into chunks and parsed on several threads gives exactly
+//! the cells of the serial parse, for every chunk size.
+
+use crate::zipkit::minimal;
+use proptest::prelude::*;
+use ream_sheet::{OpenOptions, Workbook};
+
+fn dump(wb: &Workbook) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in wb.sheets() {
+        out.push(format!(
+            "sheet {} hidden rows {:?}",
+            s.name(),
+            s.hidden_rows()
+        ));
+        for c in s.cells() {
+            out.push(format!("{}:{} {:?} {:?}", c.row, c.col, c.value, c.formula));
+        }
+    }
+    out
+}
+
+/// A sheet of `rows` rows mixing every shape the chunker must handle:
+/// rows with and without `r`, cells with and without `r`, a shared formula
+/// whose children run through many chunks, inline strings, hidden rows,
+/// and (with `comments`) comments holding `</row>` between rows.
+fn sheet_xml(rows: u32, no_r_every: u32, comments: bool) -> String {
+    let mut x = String::from("<worksheet><sheetData>");
+    for r in 1..=rows {
+        let explicit = no_r_every == 0 || r % no_r_every != 0;
+        let hidden = if r % 13 == 0 { " hidden=\"1\"" } else { "" };
+        if explicit {
+            x.push_str(&format!("<row r=\"{r}\"{hidden}>"));
+            x.push_str(&format!("<c r=\"A{r}\"><v>{r}</v></c>"));
+        } else {
+            x.push_str(&format!("<row{hidden}><c><v>{r}</v></c>"));
+        }
+        if r == 1 {
+            x.push_str(&format!(
+                "<c r=\"B1\"><f t=\"shared\" ref=\"B1:B{rows}\" si=\"0\">A1*2</f><v>2</v></c>"
+            ));
+        } else if explicit {
+            x.push_str(&format!(
+                "<c r=\"B{r}\"><f t=\"shared\" si=\"0\"/><v>{}</v></c>",
+                r * 2
+            ));
+        } else {
+            x.push_str(&format!(
+                "<c><f t=\"shared\" si=\"0\"/><v>{}</v></c>",
+                r * 2
+            ));
+        }
+        x.push_str(&format!(
+            "<c t=\"inlineStr\"><is><t>row {r} &amp; more</t></is></c></row>"
+        ));
+        if comments && r % 17 == 0 {
+            x.push_str("<!-- a comment with </row> inside -->");
+        }
+    }
+    x.push_str(
+        "</sheetData><mergeCells count=\"1\"><mergeCell ref=\"A1:B1\"/></mergeCells></worksheet>",
+    );
+    x
+}
+
+fn open(bytes: &[u8], opts: OpenOptions) -> Vec<String> {
+    dump(&Workbook::from_bytes(bytes.to_vec(), &opts).unwrap())
+}
+
+/// Opens with chunking and checks that chunks were really used (and, when
+/// no comment can fool the cutter, that no sequential fallback happened).
+fn open_chunked(bytes: &[u8], opts: OpenOptions, comments: bool) -> Vec<String> {
+    let wb = Workbook::from_bytes(bytes.to_vec(), &opts).unwrap();
+    let st = wb.stats();
+    assert!(st.chunks > 1 || st.chunk_fallbacks > 0, "{st:?}");
+    if !comments {
+        assert_eq!(st.chunk_fallbacks, 0, "{st:?}");
+    }
+    dump(&wb)
+}
+
+#[test]
+fn chunked_equals_serial_on_a_big_sheet() {
+    let bytes = minimal(&sheet_xml(3_000, 5, false));
+    let serial = open(&bytes, OpenOptions::new().parallel(false));
+    assert!(serial.len() > 9_000);
+    for threads in [2, 3, 4] {
+        for chunk in [1 << 10, 3000, 1 << 14] {
+            let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
+            assert_eq!(
+                open_chunked(&bytes, opts, false),
+                serial,
+                "threads {threads} chunk {chunk}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn any_chunk_size_gives_the_serial_cells(
+        rows in 100u32..600,
+        no_r_every in prop_oneof![Just(0u32), 2u32..9],
+        comments: bool,
+        pieces in 4usize..40,
+        threads in 2usize..5,
+    ) {
+        let xml = sheet_xml(rows, no_r_every, comments);
+        let chunk = (xml.len() / pieces).max(1024);
+        prop_assume!(xml.len() >= 4 * chunk);
+        let bytes = minimal(&xml);
+        let serial = open(&bytes, OpenOptions::new().parallel(false));
+        let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
+        prop_assert_eq!(open_chunked(&bytes, opts, comments), serial);
+    }
+}
