@@ -784,19 +784,9 @@ impl<'a> SheetParser<'a> {
                 .decode_value(fc.t, buf.get(fc.v.0..fc.v.1), None, fc.style)
                 .map_err(|e| e.at_cell(row, col).at_offset(at))?,
         };
-        if let Some((tag_code, mut aux, bits)) = decoded {
-            if let Some((fs, fe)) = fc.f {
-                let text = buf.get(fs..fe).unwrap_or_default();
-                if self
-                    .plain_formula(text, row, col)
-                    .map_err(|e| e.at_cell(row, col).at_offset(at))?
-                {
-                    aux |= AUX_FORMULA;
-                }
-            }
-            self.push_cell(row, col, tag_code, aux, bits)
-                .map_err(|e| e.at_cell(row, col).at_offset(at))?;
-        }
+        let formula = fc.f.and_then(|(fs, fe)| buf.get(fs..fe));
+        self.store_value(decoded, formula, row, col)
+            .map_err(|e| e.at_cell(row, col).at_offset(at))?;
         Ok(fc.end)
     }
 
@@ -860,22 +850,10 @@ impl<'a> SheetParser<'a> {
             {
                 let raw = buf.get(vstart..vend);
                 let at = self.base + head.start as u64;
-                let decoded = self
-                    .decode_value(t, raw, None, style)
+                let formula = fast_formula.and_then(|(fs, fe)| buf.get(fs..fe));
+                self.decode_value(t, raw, None, style)
+                    .and_then(|decoded| self.store_value(decoded, formula, row, col))
                     .map_err(|e| e.at_cell(row, col).at_offset(at))?;
-                if let Some((tag_code, mut aux, bits)) = decoded {
-                    if let Some((fs, fe)) = fast_formula {
-                        let text = buf.get(fs..fe).unwrap_or_default();
-                        if self
-                            .plain_formula(text, row, col)
-                            .map_err(|e| e.at_cell(row, col).at_offset(at))?
-                        {
-                            aux |= AUX_FORMULA;
-                        }
-                    }
-                    self.push_cell(row, col, tag_code, aux, bits)
-                        .map_err(|e| e.at_cell(row, col).at_offset(at))?;
-                }
                 return Ok(vend + 8);
             }
         }
@@ -943,6 +921,26 @@ impl<'a> SheetParser<'a> {
         )
         .map_err(here)?;
         Ok(pos)
+    }
+
+    /// Stores a decoded value (if any) with its plain formula text.
+    #[inline]
+    fn store_value(
+        &mut self,
+        decoded: Option<(u8, u8, u64)>,
+        formula: Option<&[u8]>,
+        row: u32,
+        col: u32,
+    ) -> Result<()> {
+        let Some((tag_code, mut aux, bits)) = decoded else {
+            return Ok(());
+        };
+        if let Some(text) = formula
+            && self.plain_formula(text, row, col)?
+        {
+            aux |= AUX_FORMULA;
+        }
+        self.push_cell(row, col, tag_code, aux, bits)
     }
 
     #[inline]
