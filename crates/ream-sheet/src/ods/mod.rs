@@ -1,18 +1,464 @@
 //! OpenDocument spreadsheets (`.ods`): `content.xml` read into the same
-//! [`Workbook`] model as XLSX (in progress).
+//! [`Workbook`] model as XLSX, in the same three phases.
+//!
+//! * **A** — `mimetype` and `META-INF/manifest.xml` checked (an encrypted
+//!   package is refused as [`ErrorKind::Encrypted`]), `content.xml`
+//!   inflated once, the prelude walked (automatic table styles: hidden
+//!   sheets; a DTD is refused), and every `<table:table` start found with
+//!   one `memmem` pass ([`split`]).
+//! * **B** — the tables, and the row chunks of tables of 8 MiB or more,
+//!   parsed on a pool of `min(jobs, threads)` scoped threads taking jobs
+//!   (largest first) from an atomic counter, each writing its own
+//!   [`CellStore`](crate::store::CellStore); a serial loop for one job.
+//! * **C** — the outline walk over the top level of `office:spreadsheet`
+//!   in document order: tables become sheets (chunks stitched), nested
+//!   candidates are dropped, `table:named-expressions` become defined
+//!   names, and the
+//!   first error (by document order) is returned, naming `content.xml`,
+//!   the sheet, the cell and the byte offset.
+//!
+//! Values: `float`/`percentage`/`currency` are numbers, `date` and `time`
+//! are serials of the 1900 system (times of day below one day are
+//! [`DateKind::Time`](crate::DateKind::Time), longer ones durations),
+//! `boolean`, `string` (paragraphs joined with `\n`), and LibreOffice's
+//! `calcext:value-type="error"` an error value. Formulas keep their ODF
+//! text without the `of:=` prefix; named ranges are given in Excel's
+//! notation (`Sheet1!$A$1:$B$2`).
+//!
+//! Limits (see `table.rs`): empty repeats are free; a repeated non-empty
+//! cell or row is stored once per repetition, clipped to the grid of
+//! 1,048,576 rows x 16,384 columns (one warning per sheet), within
+//! `max_cells_per_sheet` per sheet, and everything repeats add (copies,
+//! hidden rows, `text:s` spaces) draws on a repeat budget of
+//! `max_cells_per_sheet / tables`, so a small file cannot multiply the
+//! limit with many tables. At most 65,536 table elements. Hidden rows and
+//! columns are reported within the used range (LibreOffice hides
+//! million-row trailers). Big tables are parsed in row chunks on all
+//! threads (`chunks.rs`) with results identical to the serial parse.
+
+mod cell;
+mod chunks;
+mod names;
+mod split;
+mod table;
+mod text;
+mod values;
+mod xml;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::{DefinedName, OpenStats, SheetKind, Visibility};
 use crate::options::OpenOptions;
-use crate::workbook::Workbook;
+use crate::workbook::{Sheet, Workbook};
+use ream_xml::{TagKind, XmlError, next_tag, skip_element};
 use ream_zip::Archive;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
+use table::{ParsedTable, Partial, TableCfg, parse_chunk, parse_table};
+
+/// Most table elements a `content.xml` may hold (LibreOffice allows
+/// 10,000 sheets); more is refused as a limit, not parsed.
+const MAX_TABLES: usize = 65_536;
+
+/// The part every ODS error names.
+const PART: &str = "content.xml";
+
+/// True when `archive` looks like an OpenDocument package: it has a
+/// `content.xml`, or a `mimetype` naming an OpenDocument type.
+pub(crate) fn looks_like_ods(archive: &Archive) -> bool {
+    if archive.find(PART).is_some() {
+        return true;
+    }
+    archive
+        .find("mimetype")
+        .and_then(|e| archive.read(e).ok())
+        .is_some_and(|m| m.starts_with(b"application/vnd.oasis.opendocument"))
+}
+
+/// Refuses packages that are not spreadsheets or are encrypted.
+fn check_package(archive: &Archive) -> Result<()> {
+    if let Some(e) = archive.find("mimetype") {
+        let m = archive
+            .read(e)
+            .map_err(|e| Error::from(e).in_part("mimetype"))?;
+        let m = ream_xml::trim_xml_ws(&m);
+        if m.starts_with(b"application/vnd.oasis.opendocument")
+            && !m.starts_with(b"application/vnd.oasis.opendocument.spreadsheet")
+        {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "this OpenDocument package is {}, not a spreadsheet",
+                    String::from_utf8_lossy(m)
+                ),
+            )
+            .in_part("mimetype"));
+        }
+    }
+    let manifest = "META-INF/manifest.xml";
+    if let Some(xml) = crate::open::read_part(archive, manifest)?
+        && memchr::memmem::find(&xml, b"encryption-data").is_some()
+    {
+        return Err(Error::new(
+            ErrorKind::Encrypted,
+            "the spreadsheet is password-protected (encrypted OpenDocument package)",
+        )
+        .in_part(manifest));
+    }
+    Ok(())
+}
 
 /// Opens an ODS package whose ZIP directory is already read. `started` is
 /// when the open began (for phase timings).
 pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Result<Workbook> {
-    let _ = (archive, opts, started);
-    Err(Error::new(
-        ErrorKind::Unsupported,
-        "this is an OpenDocument (ODS) package; ODS support is not implemented yet",
-    ))
+    let limits = &opts.limits;
+    let mut warnings: Vec<Error> = archive
+        .duplicate_names()
+        .iter()
+        .map(|n| {
+            Error::malformed(format!(
+                "the package holds {n} more than once; the last copy was read"
+            ))
+            .in_part(n.clone())
+        })
+        .collect();
+    check_package(&archive)?;
+    // Phase A.
+    let entry = archive.find(PART).ok_or_else(|| {
+        Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
+            .in_part(PART)
+    })?;
+    let t = Instant::now();
+    let mut buf = Vec::new();
+    archive
+        .read_into(entry, &mut buf)
+        .map_err(|e| Error::from(e).in_part(PART))?;
+    let inflate_s = t.elapsed().as_secs_f64();
+    crate::encoding::ensure_utf8(&mut buf).map_err(|e| e.in_part(PART))?;
+    let prelude = split::read_prelude(&buf, limits.max_xml_depth).map_err(|e| e.in_part(PART))?;
+    let starts = split::table_starts(&buf, prelude.body);
+    if starts.len() > MAX_TABLES {
+        return Err(Error::limit(format!(
+            "content.xml holds {} table elements, more than {MAX_TABLES}",
+            starts.len()
+        ))
+        .in_part(PART));
+    }
+    let phase_a_s = started.elapsed().as_secs_f64();
+
+    // Phase B.
+    let t = Instant::now();
+    let cfg = TableCfg {
+        limits,
+        depth_left: limits
+            .max_xml_depth
+            .saturating_sub(prelude.depth.saturating_add(1)),
+        tables: starts.len() as u64,
+    };
+    let (jobs, ranges) = plan(&buf, &starts, opts);
+    let budgets: Vec<AtomicU64> = starts.iter().map(|_| AtomicU64::new(0)).collect();
+    let (mut results, threads, parse_s) =
+        parse_jobs(&buf, &jobs, &budgets, opts, cfg).map_err(|e| e.in_part(PART))?;
+    let phase_b_s = t.elapsed().as_secs_f64();
+
+    // Phase C.
+    let t = Instant::now();
+    let outline = Outline {
+        buf: &buf,
+        cfg,
+        depth: prelude.depth,
+        starts: &starts,
+        ranges: &ranges,
+    };
+    let (tables, raw_names) = outline
+        .walk(prelude.body, &mut results)
+        .map_err(|e| e.in_part(PART))?;
+    let mut sheets = Vec::with_capacity(tables.len());
+    let mut names = Vec::new();
+    let mut cells = 0u64;
+    for (index, t) in tables.into_iter().enumerate() {
+        let hidden = t
+            .style
+            .as_ref()
+            .is_some_and(|s| prelude.hidden_styles.binary_search(s).is_ok());
+        for w in t.warnings {
+            warnings.push(w.in_part(PART).in_sheet(t.name.clone()));
+        }
+        names.extend(t.names.into_iter().map(|(name, formula)| DefinedName {
+            name,
+            formula,
+            local_sheet: Some(index),
+            hidden: false,
+        }));
+        cells += t.store.cells.len() as u64;
+        sheets.push(Sheet {
+            name: t.name,
+            index,
+            kind: SheetKind::Worksheet,
+            visibility: if hidden {
+                Visibility::Hidden
+            } else {
+                Visibility::Visible
+            },
+            part: PART.to_string(),
+            dimension: None,
+            store: t.store,
+            merged: t.merged,
+            comments: t.comments,
+            tables: Vec::new(),
+            hyperlinks: t.hyperlinks,
+            hidden_rows: t.hidden_rows,
+            hidden_cols: t.hidden_cols,
+            drawings: t.drawings,
+            loaded: true,
+        });
+    }
+    names.extend(raw_names.into_iter().map(|(name, formula)| DefinedName {
+        name,
+        formula,
+        local_sheet: None,
+        hidden: false,
+    }));
+    let stats = OpenStats {
+        phase_a_s,
+        phase_b_s,
+        phase_c_s: t.elapsed().as_secs_f64(),
+        inflate_s,
+        parse_s,
+        threads,
+        cells,
+        inflated_bytes: buf.len() as u64,
+        ..OpenStats::default()
+    };
+    Ok(Workbook {
+        sheets,
+        names,
+        date_1904: false,
+        stats,
+        shared_strings: 0,
+        warnings,
+        limits: opts.limits,
+        package: None,
+    })
+}
+
+/// One unit of phase B: a whole candidate table, or one chunk of a big
+/// one (`chunks.rs`).
+struct Job {
+    /// Index of the candidate table.
+    cand: usize,
+    /// Where parsing starts.
+    start: usize,
+    /// Where the bytes this job may see end (the next chunk's start).
+    limit: usize,
+    /// `None` for a whole table, `Some(first)` for a chunk.
+    chunk: Option<bool>,
+}
+
+/// What a job produced.
+enum Done {
+    Whole(Result<ParsedTable>),
+    Chunk(Result<Partial>),
+}
+
+/// Cuts the candidates into jobs: tables of at least
+/// [`chunks::CHUNKED_MIN`] bytes become chunks when more than one thread
+/// may run. Returns the jobs and, per candidate, its range of jobs.
+fn plan(
+    buf: &[u8],
+    starts: &[usize],
+    opts: &OpenOptions,
+) -> (Vec<Job>, Vec<std::ops::Range<usize>>) {
+    let cores = opts.effective_threads(usize::MAX);
+    let mut jobs = Vec::with_capacity(starts.len());
+    let mut ranges = Vec::with_capacity(starts.len());
+    for (cand, &start) in starts.iter().enumerate() {
+        let end = starts.get(cand + 1).copied().unwrap_or(buf.len());
+        let first_job = jobs.len();
+        let points = if cores > 1 && end - start >= chunks::CHUNKED_MIN {
+            chunks::split_points(buf, start, end, cores * 4)
+        } else {
+            vec![start]
+        };
+        if points.len() <= 1 {
+            jobs.push(Job {
+                cand,
+                start,
+                limit: buf.len(),
+                chunk: None,
+            });
+        } else {
+            for (k, &p) in points.iter().enumerate() {
+                jobs.push(Job {
+                    cand,
+                    start: p,
+                    limit: points.get(k + 1).copied().unwrap_or(buf.len()),
+                    chunk: Some(k == 0),
+                });
+            }
+        }
+        ranges.push(first_job..jobs.len());
+    }
+    (jobs, ranges)
+}
+
+/// Runs the jobs on the pool (largest first, an atomic job counter, a
+/// serial loop for one thread). Returns each job's outcome (`None` when
+/// the pool stopped early after an error), the threads used and the summed
+/// parse seconds; an error only when a worker thread panicked.
+fn parse_jobs(
+    buf: &[u8],
+    jobs: &[Job],
+    budgets: &[AtomicU64],
+    opts: &OpenOptions,
+    cfg: TableCfg<'_>,
+) -> Result<(Vec<Option<Done>>, usize, f64)> {
+    let mut order: Vec<(usize, usize)> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (i, j.limit.min(buf.len()).saturating_sub(j.start)))
+        .collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let threads = opts.effective_threads(jobs.len());
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let worker = || -> (Vec<(usize, Done)>, f64) {
+        let mut out = Vec::new();
+        let t = Instant::now();
+        while !failed.load(Ordering::Relaxed) {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(i, _)) = order.get(k) else { break };
+            let Some(job) = jobs.get(i) else { break };
+            let done = match (job.chunk, budgets.get(job.cand)) {
+                (Some(first), Some(budget)) => {
+                    let part = buf.get(..job.limit).unwrap_or(buf);
+                    Done::Chunk(parse_chunk(part, job.start, cfg, first, budget))
+                }
+                _ => {
+                    let res = parse_table(buf, job.start, cfg);
+                    // A chunk's failure only sends its table to the serial
+                    // path; a whole table's error ends the open.
+                    if res.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    Done::Whole(res)
+                }
+            };
+            out.push((i, done));
+        }
+        (out, t.elapsed().as_secs_f64())
+    };
+    let outs = if threads <= 1 {
+        vec![worker()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        let e = Error::malformed("a worker thread panicked");
+                        (vec![(usize::MAX, Done::Whole(Err(e)))], 0.0)
+                    })
+                })
+                .collect()
+        })
+    };
+    let mut slots: Vec<Option<Done>> = (0..jobs.len()).map(|_| None).collect();
+    let mut parse_s = 0.0;
+    for (out, secs) in outs {
+        parse_s += secs;
+        for (i, done) in out {
+            match (slots.get_mut(i), done) {
+                (Some(slot), done) => *slot = Some(done),
+                (None, Done::Whole(res)) => res.map(|_| ())?,
+                (None, Done::Chunk(_)) => {}
+            }
+        }
+    }
+    Ok((slots, threads, parse_s))
+}
+
+/// The serial walk over the top level of `office:spreadsheet` (phase C).
+struct Outline<'a> {
+    buf: &'a [u8],
+    cfg: TableCfg<'a>,
+    /// Depth of the spreadsheet's children.
+    depth: u32,
+    starts: &'a [usize],
+    /// Per candidate, its jobs.
+    ranges: &'a [std::ops::Range<usize>],
+}
+
+impl Outline<'_> {
+    /// The table at candidate `cand` from the pool's results: a whole
+    /// table, or its chunks stitched; `None` when it must be parsed here.
+    fn take(&self, cand: usize, slots: &mut [Option<Done>]) -> Option<Result<ParsedTable>> {
+        let range = self.ranges.get(cand)?.clone();
+        let mut parts = Vec::with_capacity(range.len());
+        for slot in slots.get_mut(range)? {
+            match slot.take()? {
+                Done::Whole(res) => return Some(res),
+                Done::Chunk(Ok(p)) => parts.push(p),
+                Done::Chunk(Err(_)) => return None,
+            }
+        }
+        chunks::stitch(parts, self.cfg).map(Ok)
+    }
+
+    /// Collects the top-level tables (from the pool, or parsed here when
+    /// the pool did not) and the workbook's named expressions.
+    fn walk(
+        &self,
+        from: usize,
+        slots: &mut [Option<Done>],
+    ) -> Result<(Vec<ParsedTable>, Vec<names::RawName>)> {
+        let buf = self.buf;
+        let mut pos = from;
+        let mut tables = Vec::new();
+        let mut raw_names = Vec::new();
+        let mut scratch = Vec::new();
+        let child_left = self.cfg.limits.max_xml_depth.saturating_sub(self.depth);
+        loop {
+            let tag = next_tag(buf, pos).map_err(xml::xml_err)?.ok_or_else(|| {
+                xml::xml_err(XmlError {
+                    offset: buf.len(),
+                    message: "content.xml ends before </office:spreadsheet>",
+                    truncated: true,
+                })
+            })?;
+            match (tag.kind, tag.name) {
+                (TagKind::Start | TagKind::Empty, b"table") => {
+                    let pooled = match self.starts.binary_search(&tag.start) {
+                        Ok(cand) => self.take(cand, slots),
+                        Err(_) => None,
+                    };
+                    let res = pooled.unwrap_or_else(|| parse_table(buf, tag.start, self.cfg));
+                    let table = res.map_err(|e| {
+                        if e.sheet().is_none() {
+                            e.in_sheet(format!("#{}", tables.len() + 1))
+                        } else {
+                            e
+                        }
+                    })?;
+                    pos = table.end.max(tag.end);
+                    tables.push(table);
+                }
+                (TagKind::Start, b"named-expressions") => {
+                    pos = names::read_named_expressions(
+                        buf,
+                        tag.end,
+                        child_left,
+                        &mut raw_names,
+                        &mut scratch,
+                    )?;
+                }
+                (TagKind::Start, _) => {
+                    pos = skip_element(buf, tag.end, child_left).map_err(xml::xml_err)?;
+                }
+                (TagKind::End, _) => return Ok((tables, raw_names)),
+                _ => pos = tag.end,
+            }
+        }
+    }
 }

@@ -11,7 +11,7 @@ mod chunks;
 mod conformance;
 mod fixtures;
 mod hostile;
-
+mod ods;
 mod paths;
 mod rows;
 mod zipkit;

@@ -1,0 +1,619 @@
+//! One `table:table-cell` (or `table:covered-table-cell`): attributes to a
+//! typed value, paragraphs to text, annotation to a comment, spans to a
+//! merged range, repeats to stored copies. Allocation-free for ordinary
+//! cells: attributes are matched as bytes and text goes straight into the
+//! sheet's arena.
+
+use super::table::{GRID_COLS, GRID_ROWS, TableParser};
+use super::text::{ParaCtx, collect_paragraph, read_annotation, read_frame};
+use super::values::{
+    duration_kind, parse_bool, parse_count, parse_date, parse_duration, strip_formula_prefix,
+};
+use super::xml::{bad_value, qattrs, shift, xml_err};
+use crate::cell_text::span_bits;
+use crate::error::{Error, Result};
+use crate::model::{CellError, CellRange, Comment, DateKind, Hyperlink};
+use crate::store::{
+    AUX_FORMULA, FormulaRec, RawCell, T_BOOL, T_DATE, T_ERROR, T_INLINE, T_NUMBER, date_kind_code,
+};
+use ream_xml::{Tag, TagKind, local_name};
+
+/// `office:value-type`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ValueType {
+    None,
+    Number,
+    Date,
+    Time,
+    Bool,
+    String,
+}
+
+/// The attributes of a cell start tag that matter (raw, still escaped).
+struct CellAttrs<'a> {
+    vt: ValueType,
+    calc_error: bool,
+    value: Option<&'a [u8]>,
+    date: Option<&'a [u8]>,
+    time: Option<&'a [u8]>,
+    boolean: Option<&'a [u8]>,
+    string: Option<&'a [u8]>,
+    formula: Option<&'a [u8]>,
+    repeat: u64,
+    cols_spanned: u64,
+    rows_spanned: u64,
+}
+
+impl CellAttrs<'_> {
+    fn new() -> Self {
+        CellAttrs {
+            vt: ValueType::None,
+            calc_error: false,
+            value: None,
+            date: None,
+            time: None,
+            boolean: None,
+            string: None,
+            formula: None,
+            repeat: 1,
+            cols_spanned: 1,
+            rows_spanned: 1,
+        }
+    }
+}
+
+/// Takes one attribute (qualified name, raw value) of the cell start tag
+/// at `at`.
+#[inline]
+fn apply<'a>(a: &mut CellAttrs<'a>, qname: &[u8], v: &'a [u8], at: usize) -> Result<()> {
+    let count = |what: &str| {
+        parse_count(v)
+            .map(|n| n.max(1))
+            .ok_or_else(|| bad_value(what, v, at))
+    };
+    let local = match qname {
+        // The usual spellings first, without looking for the prefix.
+        b"office:value-type" => b"value-type".as_slice(),
+        b"office:value" => b"value",
+        b"table:style-name" => return Ok(()),
+        b"calcext:value-type" => {
+            a.calc_error = v == b"error";
+            return Ok(());
+        }
+        _ => local_name(qname),
+    };
+    match local {
+        b"value-type" if qname.starts_with(b"calcext:") => a.calc_error = v == b"error",
+        b"value-type" => {
+            a.vt = match v {
+                b"float" | b"percentage" | b"currency" => ValueType::Number,
+                b"date" => ValueType::Date,
+                b"time" => ValueType::Time,
+                b"boolean" => ValueType::Bool,
+                b"string" => ValueType::String,
+                _ => ValueType::None,
+            }
+        }
+        b"value" => a.value = Some(v),
+        b"date-value" => a.date = Some(v),
+        b"time-value" => a.time = Some(v),
+        b"boolean-value" => a.boolean = Some(v),
+        b"string-value" => a.string = Some(v),
+        b"formula" => a.formula = Some(v),
+        b"number-columns-repeated" => a.repeat = count("column repeat count")?,
+        b"number-columns-spanned" => a.cols_spanned = count("column span")?,
+        b"number-rows-spanned" => a.rows_spanned = count("row span")?,
+        _ => {}
+    }
+    Ok(())
+}
+
+fn read_attrs<'a>(tag: &Tag<'a>) -> Result<CellAttrs<'a>> {
+    let mut a = CellAttrs::new();
+    for (qname, v) in qattrs(tag) {
+        apply(&mut a, qname, v, tag.start)?;
+    }
+    Ok(a)
+}
+
+/// Scans a `<table:table-cell` / `<table:covered-table-cell` start tag at
+/// `start` in one pass (name, attributes and end together), or `None` when
+/// there is none there or its shape is unusual (the generic scanner then
+/// takes over and reports any error).
+fn scan_cell_tag(buf: &[u8], start: usize) -> Result<Option<(Tag<'_>, CellAttrs<'_>)>> {
+    const CELL: &[u8] = b"<table:table-cell";
+    const COVERED: &[u8] = b"<table:covered-table-cell";
+    let rest = buf.get(start..).unwrap_or_default();
+    let (name, from) = if rest.starts_with(CELL) {
+        (&b"table-cell"[..], start + CELL.len())
+    } else if rest.starts_with(COVERED) {
+        (&b"covered-table-cell"[..], start + COVERED.len())
+    } else {
+        return Ok(None);
+    };
+    let mut a = CellAttrs::new();
+    let mut i = from;
+    if !matches!(buf.get(i), Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')) {
+        return Ok(None);
+    }
+    loop {
+        while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            i += 1;
+        }
+        let (kind, attrs_end, end) = match buf.get(i) {
+            Some(b'>') => (TagKind::Start, i, i + 1),
+            Some(b'/') if buf.get(i + 1) == Some(&b'>') => (TagKind::Empty, i, i + 2),
+            Some(_) => {
+                let Some(eq) = buf.get(i..).and_then(|b| memchr::memchr(b'=', b)) else {
+                    return Ok(None);
+                };
+                let eq = i + eq;
+                let q = match buf.get(eq + 1) {
+                    Some(&q @ (b'"' | b'\'')) => q,
+                    _ => return Ok(None),
+                };
+                let Some(close) = buf.get(eq + 2..).and_then(|b| memchr::memchr(q, b)) else {
+                    return Ok(None);
+                };
+                let close = eq + 2 + close;
+                let qname = buf.get(i..eq).unwrap_or_default();
+                let value = buf.get(eq + 2..close).unwrap_or_default();
+                apply(&mut a, qname, value, start)?;
+                i = close + 1;
+                continue;
+            }
+            None => return Ok(None),
+        };
+        let tag = Tag {
+            name,
+            kind,
+            attrs: buf.get(from..attrs_end).unwrap_or_default(),
+            start,
+            end,
+        };
+        return Ok(Some((tag, a)));
+    }
+}
+
+/// Where a cell's paragraphs go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sink {
+    Skip,
+    Arena,
+    Scratch,
+}
+
+/// What the children of a cell gave.
+struct Children<'a> {
+    end: usize,
+    comment: Option<(String, String)>,
+    link: Option<&'a [u8]>,
+    drawing: Option<crate::model::Drawing>,
+}
+
+impl<'a> TableParser<'a> {
+    /// Parses the cell whose start tag is `tag` at nesting `depth` (of the
+    /// cell element); returns the offset past it.
+    pub(super) fn cell(&mut self, tag: &Tag<'a>, depth: u32) -> Result<usize> {
+        let res = read_attrs(tag).and_then(|a| self.cell_inner(tag, a, depth));
+        self.locate(res)
+    }
+
+    /// The cell at `pos` through the one-pass scanner; `None` when there
+    /// is no cell start tag of the usual shape at `pos`.
+    pub(super) fn fast_cell(&mut self, pos: usize, depth: u32) -> Result<Option<usize>> {
+        let res = match scan_cell_tag(self.buf, pos) {
+            Ok(Some((tag, a))) => self.cell_inner(&tag, a, depth).map(Some),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        };
+        self.locate(res)
+    }
+
+    /// Adds the current cell to an error.
+    fn locate<T>(&self, res: Result<T>) -> Result<T> {
+        res.map_err(
+            |e| match (u32::try_from(self.row), u32::try_from(self.col)) {
+                (Ok(r), Ok(c)) if self.row < GRID_ROWS && self.col < GRID_COLS => e.at_cell(r, c),
+                _ => e,
+            },
+        )
+    }
+
+    fn cell_inner(&mut self, tag: &Tag<'a>, a: CellAttrs<'a>, depth: u32) -> Result<usize> {
+        let sink = if a.calc_error && a.string.is_none_or(<[u8]>::is_empty) {
+            Sink::Scratch
+        } else if a.vt == ValueType::String && a.string.is_none() {
+            Sink::Arena
+        } else {
+            Sink::Skip
+        };
+        let arena_start = self.out.store.arena.len();
+        self.scratch.clear();
+        let kids = if tag.kind == TagKind::Start {
+            match self.one_paragraph(tag, sink)? {
+                Some(end) => Children {
+                    end,
+                    comment: None,
+                    link: None,
+                    drawing: None,
+                },
+                None => self.children(tag.end, depth, sink, arena_start)?,
+            }
+        } else {
+            Children {
+                end: tag.end,
+                comment: None,
+                link: None,
+                drawing: None,
+            }
+        };
+        let value = self.value(&a, sink, arena_start, tag.start)?;
+        let in_grid = self.row < GRID_ROWS && self.col < GRID_COLS;
+        let fit = if self.row < GRID_ROWS {
+            GRID_COLS.saturating_sub(self.col).min(a.repeat)
+        } else {
+            0
+        };
+        let spans = a.cols_spanned > 1 || a.rows_spanned > 1;
+        let has_content = value.is_some() || spans || kids.comment.is_some() || kids.link.is_some();
+        if has_content && fit < a.repeat {
+            self.clipped = true;
+        }
+        if let Some(d) = kids.drawing
+            && in_grid
+        {
+            self.out.drawings.push(d);
+        }
+        if value.is_none() || fit == 0 {
+            self.out.store.arena.truncate(arena_start);
+        }
+        if has_content && fit > 0 {
+            self.store_copies(&a, value, kids.comment, kids.link, fit, tag.start)?;
+        }
+        self.col = self.col.saturating_add(a.repeat);
+        Ok(kids.end)
+    }
+
+    /// The fast path for the usual shape `<text:p>plain</text:p></table:table-cell>`:
+    /// the text goes to `sink` and the offset past the cell is returned;
+    /// `None` (nothing consumed) for any other shape.
+    fn one_paragraph(&mut self, tag: &Tag<'a>, sink: Sink) -> Result<Option<usize>> {
+        const OPEN: &[u8] = b"<text:p>";
+        let buf = self.buf;
+        let text_at = tag.end + OPEN.len();
+        if !buf.get(tag.end..).is_some_and(|b| b.starts_with(OPEN)) {
+            return Ok(None);
+        }
+        let Some(lt) = buf.get(text_at..).and_then(|b| memchr::memchr(b'<', b)) else {
+            return Ok(None);
+        };
+        let close_at = text_at + lt;
+        let rest = buf.get(close_at..).unwrap_or_default();
+        let Some(after_p) = rest.strip_prefix(b"</text:p>".as_slice()) else {
+            return Ok(None);
+        };
+        let end_len = if after_p.starts_with(b"</table:table-cell>") {
+            19
+        } else if after_p.starts_with(b"</table:covered-table-cell>") {
+            27
+        } else {
+            return Ok(None);
+        };
+        let text = buf.get(text_at..close_at).unwrap_or_default();
+        let out = match sink {
+            Sink::Skip => None,
+            Sink::Arena => Some(&mut self.out.store.arena),
+            Sink::Scratch => Some(&mut self.scratch),
+        };
+        if let Some(out) = out {
+            ream_xml::unescape_into(text, out).map_err(|e| xml_err(shift(e, text_at)))?;
+        }
+        Ok(Some(close_at + 9 + end_len))
+    }
+
+    /// Walks the cell's children: paragraphs into `sink`, the annotation,
+    /// a frame.
+    fn children(
+        &mut self,
+        from: usize,
+        depth: u32,
+        sink: Sink,
+        arena_start: usize,
+    ) -> Result<Children<'a>> {
+        let mut pos = from;
+        let mut kids = Children {
+            end: from,
+            comment: None,
+            link: None,
+            drawing: None,
+        };
+        let mut paragraphs = 0usize;
+        let ctx = ParaCtx {
+            depth_left: self.depth_left.saturating_sub(depth + 1),
+            text_start: if sink == Sink::Arena { arena_start } else { 0 },
+            max_bytes: self.limits.max_string_chars.saturating_mul(4),
+            spaces: std::cell::Cell::new(0),
+        };
+        loop {
+            let tag = self.next(pos, "content.xml ends inside a cell")?;
+            pos = tag.end;
+            match (tag.kind, tag.name) {
+                (TagKind::Start | TagKind::Empty, b"p" | b"h") if sink != Sink::Skip => {
+                    let out = match sink {
+                        Sink::Arena => &mut self.out.store.arena,
+                        _ => &mut self.scratch,
+                    };
+                    if paragraphs > 0 {
+                        out.push(b'\n');
+                    }
+                    paragraphs += 1;
+                    if tag.kind == TagKind::Start {
+                        pos = collect_paragraph(self.buf, pos, out, &ctx, &mut kids.link)?;
+                    }
+                }
+                (TagKind::Start, b"annotation") => {
+                    let left = self.depth_left.saturating_sub(depth + 1);
+                    let max = self.limits.max_string_chars;
+                    let mut tmp = Vec::new();
+                    let (author, text, end, spaces) =
+                        read_annotation(self.buf, pos, left, max, &mut tmp)?;
+                    ctx.spaces.set(ctx.spaces.get().saturating_add(spaces));
+                    kids.comment = Some((author, text));
+                    pos = end;
+                }
+                (TagKind::Start | TagKind::Empty, b"frame") => {
+                    let left = self.depth_left.saturating_sub(depth + 1);
+                    let anchor = match (u32::try_from(self.row), u32::try_from(self.col)) {
+                        (Ok(r), Ok(c)) => Some((r, c)),
+                        _ => None,
+                    };
+                    let empty = tag.kind == TagKind::Empty;
+                    let (d, end) =
+                        read_frame(self.buf, pos, empty, left, anchor, &mut self.scratch)?;
+                    if kids.drawing.is_none() {
+                        kids.drawing = d;
+                    }
+                    pos = end;
+                }
+                (TagKind::Start, _) => pos = self.skip(pos, depth + 1)?,
+                (TagKind::End, _) => break,
+                _ => {}
+            }
+        }
+        kids.end = pos;
+        // Text that `text:s` spaces made large counts like repeats: one
+        // item per 64 bytes, small runs free.
+        self.expand(ctx.spaces.get() / 64, from)?;
+        Ok(kids)
+    }
+
+    /// The typed value as (tag, aux, bits), `None` for an empty cell.
+    fn value(
+        &mut self,
+        a: &CellAttrs<'_>,
+        sink: Sink,
+        arena_start: usize,
+        at: usize,
+    ) -> Result<Option<(u8, u8, u64)>> {
+        if a.calc_error {
+            let raw = match a.string {
+                Some(s) if !s.is_empty() => s,
+                _ => self.scratch.as_slice(),
+            };
+            let code = CellError::from_bytes(ream_xml::trim_xml_ws(raw))
+                .unwrap_or(CellError::Value)
+                .code();
+            return Ok(Some((T_ERROR, code, 0)));
+        }
+        let date =
+            |serial: f64, kind: DateKind| Some((T_DATE, date_kind_code(kind), serial.to_bits()));
+        Ok(match a.vt {
+            ValueType::None => None,
+            ValueType::Number => match a.value {
+                None => None,
+                Some(raw) => {
+                    let raw = ream_xml::trim_xml_ws(raw);
+                    let n = crate::cell_scan::parse_number(raw)
+                        .ok_or_else(|| bad_value("number", raw, at))?;
+                    Some((T_NUMBER, 0, n.to_bits()))
+                }
+            },
+            ValueType::Bool => match a.boolean {
+                None => None,
+                Some(raw) => {
+                    let b = parse_bool(raw).ok_or_else(|| bad_value("boolean", raw, at))?;
+                    Some((T_BOOL, 0, u64::from(b)))
+                }
+            },
+            ValueType::Date => match a.date.map(|raw| (raw, parse_date(raw))) {
+                None => None,
+                Some((_, Some((serial, kind)))) => date(serial, kind),
+                Some((raw, None)) => self.raw_string(raw, arena_start, at)?,
+            },
+            ValueType::Time => match a.time.map(|raw| (raw, parse_duration(raw))) {
+                None => None,
+                Some((_, Some(secs))) => {
+                    let serial = secs / 86_400.0;
+                    date(serial, duration_kind(serial))
+                }
+                Some((raw, None)) => self.raw_string(raw, arena_start, at)?,
+            },
+            ValueType::String => match (a.string, sink) {
+                (Some(raw), _) => self.raw_string(raw, arena_start, at)?,
+                (None, Sink::Arena) => self.finish_text(arena_start, at)?,
+                _ => None,
+            },
+        })
+    }
+
+    /// Stores an attribute value as the cell's text.
+    fn raw_string(
+        &mut self,
+        raw: &[u8],
+        arena_start: usize,
+        at: usize,
+    ) -> Result<Option<(u8, u8, u64)>> {
+        self.out.store.arena.truncate(arena_start);
+        ream_xml::unescape_into(raw, &mut self.out.store.arena)
+            .map_err(|e| xml_err(shift(e, at)))?;
+        self.finish_text(arena_start, at)
+    }
+
+    /// Checks the text appended since `start` (UTF-8, length, arena size)
+    /// and returns it as an inline string; `None` when empty.
+    fn finish_text(&mut self, start: usize, at: usize) -> Result<Option<(u8, u8, u64)>> {
+        let arena = &self.out.store.arena;
+        let piece = arena.get(start..).unwrap_or_default();
+        if piece.is_empty() {
+            return Ok(None);
+        }
+        let text = std::str::from_utf8(piece).map_err(|e| {
+            Error::malformed(format!(
+                "invalid UTF-8 in cell text at byte {} of the string",
+                e.valid_up_to()
+            ))
+            .at_offset(at as u64)
+        })?;
+        let max = self.limits.max_string_chars;
+        if text.len() > max {
+            let chars = text.chars().count();
+            if chars > max {
+                return Err(Error::limit(format!(
+                    "string of {chars} characters exceeds the limit of {max}"
+                ))
+                .at_offset(at as u64));
+            }
+        }
+        let (off, len) = match (u32::try_from(start), u32::try_from(piece.len())) {
+            (Ok(o), Ok(l)) if arena.len() <= u32::MAX as usize => (o, l),
+            _ => {
+                return Err(
+                    Error::limit("more than 4 GiB of cell text in one sheet".to_string())
+                        .at_offset(at as u64),
+                );
+            }
+        };
+        Ok(Some((T_INLINE, 0, span_bits(off, len))))
+    }
+
+    /// Stores `fit` copies of the cell (repeats within the grid) with its
+    /// formula, merged range, comment and link.
+    fn store_copies(
+        &mut self,
+        a: &CellAttrs<'_>,
+        value: Option<(u8, u8, u64)>,
+        comment: Option<(String, String)>,
+        link: Option<&[u8]>,
+        fit: u64,
+        at: usize,
+    ) -> Result<()> {
+        let row = self.row as u32;
+        let first = self.col as u32;
+        let span = a.cols_spanned > 1 || a.rows_spanned > 1;
+        let per = u64::from(value.is_some())
+            + u64::from(span)
+            + u64::from(comment.is_some())
+            + u64::from(link.is_some());
+        self.reserve_budget(per.saturating_mul(fit), at)?;
+        self.expand(per.saturating_mul(fit - 1), at)?;
+        let formula = match (value, a.formula) {
+            (Some(_), Some(raw)) => Some(self.store_formula(raw, at)?),
+            _ => None,
+        };
+        let link = match link {
+            Some(raw) => {
+                let mut s = Vec::new();
+                ream_xml::unescape_into(raw, &mut s).map_err(|e| xml_err(shift(e, at)))?;
+                Some(String::from_utf8_lossy(&s).into_owned())
+            }
+            None => None,
+        };
+        for k in 0..fit as u32 {
+            let col = first + k;
+            if let Some((tag, aux, bits)) = value {
+                let aux = if formula.is_some() {
+                    aux | AUX_FORMULA
+                } else {
+                    aux
+                };
+                self.out.store.cells.push(RawCell {
+                    row,
+                    col: col as u16,
+                    tag,
+                    aux,
+                    bits,
+                });
+                if let Some((off, len)) = formula {
+                    self.out
+                        .store
+                        .formulas
+                        .push(FormulaRec { row, col, off, len });
+                }
+            }
+            if span {
+                let last_row = (u64::from(row) + a.rows_spanned - 1).min(GRID_ROWS - 1);
+                let last_col = (u64::from(col) + a.cols_spanned - 1).min(GRID_COLS - 1);
+                self.out.merged.push(CellRange {
+                    first_row: row,
+                    first_col: col,
+                    last_row: last_row as u32,
+                    last_col: last_col as u32,
+                });
+            }
+            if let Some((author, text)) = &comment {
+                self.out.comments.push(Comment {
+                    row,
+                    col,
+                    author: author.clone(),
+                    text: text.clone(),
+                });
+            }
+            if let Some(target) = &link {
+                let (target, location) = match target.strip_prefix('#') {
+                    Some(loc) => (None, Some(loc.to_string())),
+                    None => (Some(target.clone()), None),
+                };
+                self.out.hyperlinks.push(Hyperlink {
+                    range: CellRange {
+                        first_row: row,
+                        first_col: col,
+                        last_row: row,
+                        last_col: col,
+                    },
+                    target,
+                    location,
+                    display: None,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends formula text (prefix stripped) to the arena once; repeated
+    /// cells share it.
+    fn store_formula(&mut self, raw: &[u8], at: usize) -> Result<(u32, u32)> {
+        let arena = &mut self.out.store.arena;
+        let off = arena.len();
+        ream_xml::unescape_into(strip_formula_prefix(raw), arena)
+            .map_err(|e| xml_err(shift(e, at)))?;
+        let len = arena.len() - off;
+        self.formula_bytes = self.formula_bytes.saturating_add(len as u64);
+        if self.formula_bytes > self.limits.max_formula_bytes {
+            return Err(Error::limit(format!(
+                "more than {} bytes of formula text in one sheet",
+                self.limits.max_formula_bytes
+            ))
+            .at_offset(at as u64));
+        }
+        if std::str::from_utf8(arena.get(off..).unwrap_or_default()).is_err() {
+            return Err(Error::malformed("invalid UTF-8 in a formula").at_offset(at as u64));
+        }
+        match (u32::try_from(off), u32::try_from(len)) {
+            (Ok(o), Ok(l)) if arena.len() <= u32::MAX as usize => Ok((o, l)),
+            _ => {
+                Err(Error::limit("more than 4 GiB of cell text in one sheet").at_offset(at as u64))
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The cheap passes over `content.xml` that make parallel parsing possible:
+//!
+//! * [`read_prelude`] walks the document up to `<office:spreadsheet>`,
+//!   collecting the automatic table styles that hide a sheet
+//!   (`table:display="false"`); a DTD is refused here, before any work.
+//! * [`table_starts`] finds every `<table:table` start tag with `memmem`:
+//!   these are the candidate sheets handed to the pool.
+//! * The outline walk in `mod.rs` then visits the top level of the
+//!   spreadsheet in order: a candidate found there is a sheet, a candidate
+//!   inside another element (a nested table, a DDE link's cache) is
+//!   dropped, and a table the byte search missed (a different namespace
+//!   prefix) is parsed on the spot.
+
+use super::xml::{attr, attr_string, shift, xml_err};
+use crate::error::{Error, ErrorKind, Result};
+use memchr::memmem;
+use ream_xml::{TagKind, next_tag, skip_element};
+
+/// What the walk up to the spreadsheet element found.
+#[derive(Debug)]
+pub(crate) struct Prelude {
+    /// Names of automatic styles with `table:display="false"`, sorted.
+    pub hidden_styles: Vec<String>,
+    /// Offset just past the `<office:spreadsheet>` start tag.
+    pub body: usize,
+    /// Nesting depth of the spreadsheet's children.
+    pub depth: u32,
+}
+
+/// Walks `content.xml` up to `<office:spreadsheet>`.
+pub(crate) fn read_prelude(buf: &[u8], max_depth: u32) -> Result<Prelude> {
+    let mut pos = 0;
+    let mut depth: u32 = 0;
+    let mut hidden_styles = Vec::new();
+    let mut scratch = Vec::new();
+    loop {
+        let Some(tag) = next_tag(buf, pos).map_err(xml_err)? else {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "content.xml holds no office:spreadsheet: not an ODS spreadsheet document",
+            ));
+        };
+        pos = tag.end;
+        match (tag.kind, tag.name) {
+            (TagKind::Start, b"spreadsheet") => {
+                hidden_styles.sort_unstable();
+                return Ok(Prelude {
+                    hidden_styles,
+                    body: pos,
+                    depth: depth + 1,
+                });
+            }
+            (TagKind::Start, b"document-content" | b"body") => depth += 1,
+            (TagKind::Start, b"automatic-styles") => {
+                let left = max_depth.saturating_sub(depth + 1);
+                pos = read_table_styles(buf, pos, left, &mut hidden_styles, &mut scratch)?;
+            }
+            (TagKind::Start, _) => {
+                pos =
+                    skip_element(buf, pos, max_depth.saturating_sub(depth + 1)).map_err(xml_err)?;
+            }
+            (TagKind::End, _) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth >= max_depth {
+            return Err(Error::limit("XML nesting too deep").at_offset(tag.start as u64));
+        }
+    }
+}
+
+/// Reads `office:automatic-styles`: a `style:style` whose
+/// `style:table-properties` say `table:display="false"` hides the tables
+/// that use it. Returns the offset past the end tag.
+fn read_table_styles(
+    buf: &[u8],
+    from: usize,
+    depth_left: u32,
+    hidden: &mut Vec<String>,
+    scratch: &mut Vec<u8>,
+) -> Result<usize> {
+    let mut pos = from;
+    let mut depth: u32 = 1;
+    let mut current: Option<&[u8]> = None;
+    loop {
+        let tag = next_tag(buf, pos).map_err(xml_err)?.ok_or_else(|| {
+            Error::malformed("content.xml ends inside office:automatic-styles")
+                .at_offset(buf.len() as u64)
+        })?;
+        pos = tag.end;
+        match tag.kind {
+            TagKind::Start | TagKind::Empty => {
+                if tag.name == b"style" {
+                    current = attr(&tag, b"name");
+                } else if tag.name == b"table-properties"
+                    && attr(&tag, b"display") == Some(b"false")
+                    && let Some(name) = current
+                {
+                    let name =
+                        attr_string(name, scratch).map_err(|e| xml_err(shift(e, tag.start)))?;
+                    hidden.push(name);
+                }
+                if tag.kind == TagKind::Start {
+                    depth += 1;
+                    if depth > depth_left {
+                        return Err(
+                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
+                        );
+                    }
+                }
+            }
+            TagKind::End => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(pos);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Offsets of every `<table:table` start tag at or after `from` (the
+/// candidate sheets). Rejects `<table:table-row` and the like by the byte
+/// after the name.
+pub(crate) fn table_starts(buf: &[u8], from: usize) -> Vec<usize> {
+    const NEEDLE: &[u8] = b"<table:table";
+    let hay = buf.get(from..).unwrap_or_default();
+    memmem::find_iter(hay, NEEDLE)
+        .map(|i| from + i)
+        .filter(|&at| {
+            matches!(
+                buf.get(at + NEEDLE.len()),
+                Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prelude_and_starts() {
+        let xml = br#"<?xml version="1.0"?><office:document-content><office:automatic-styles><style:style style:name="ta1" style:family="table"><style:table-properties table:display="true"/></style:style><style:style style:name="ta2"><style:table-properties table:display="false"/></style:style></office:automatic-styles><office:body><office:spreadsheet><table:table table:name="A"><table:table-row/></table:table><table:table>x</table:table></office:spreadsheet></office:body></office:document-content>"#;
+        let p = read_prelude(xml, 64).unwrap();
+        assert_eq!(p.hidden_styles, vec!["ta2".to_string()]);
+        assert_eq!(p.depth, 3);
+        let starts = table_starts(xml, p.body);
+        assert_eq!(starts.len(), 2);
+        assert!(xml[starts[0]..].starts_with(b"<table:table table:name"));
+        let dtd =
+            b"<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY a 'b'>]><office:document-content/>";
+        assert!(read_prelude(dtd, 64).is_err());
+        let text = b"<office:document-content><office:body><office:text/></office:body></office:document-content>";
+        assert_eq!(
+            read_prelude(text, 64).unwrap_err().kind(),
+            ErrorKind::Unsupported
+        );
+    }
+}

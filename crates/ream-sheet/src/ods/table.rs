@@ -1,0 +1,606 @@
+//! One `table:table` element in, one sheet's cells and small parts out.
+//!
+//! Rows and columns are counted, never materialised: an empty cell or row
+//! only advances a counter however large its repeat count, so the
+//! 1,048,576-row trailers LibreOffice writes cost nothing. A repeated
+//! non-empty cell or row is stored once per repetition, within the grid
+//! (1,048,576 rows x 16,384 columns; what lies beyond is dropped with one
+//! warning) and within `max_cells_per_sheet`, which is checked *before* a
+//! repetition is expanded, so a repeat bomb fails at once with
+//! `LimitExceeded` instead of first filling memory. What repeats add is
+//! also counted against the table's share of that limit
+//! ([`TableCfg::expand_max`]), so that many tables cannot multiply it.
+
+use super::names::{RawName, read_named_expressions};
+use super::text::read_frame;
+use super::values::parse_count;
+use super::xml::{attr, attr_string, bad_value, shift, xml_err};
+use crate::error::{Error, Result};
+use crate::model::{CellRange, Comment, Drawing, Hyperlink};
+use crate::options::Limits;
+use crate::store::{CellStore, RawCell};
+use ream_xml::{Tag, TagKind, XmlError, next_tag, skip_element};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Cells a chunk takes from the shared budget at a time.
+const BUDGET_BLOCK: u64 = 1 << 16;
+
+/// Rows of the grid (as in Excel and LibreOffice).
+pub(crate) const GRID_ROWS: u64 = 1 << 20;
+/// Columns of the grid (as in Excel and LibreOffice 7.4+).
+pub(crate) const GRID_COLS: u64 = 1 << 14;
+
+/// A parsed table: cells, small parts and where it ended.
+pub(crate) struct ParsedTable {
+    /// `table:name`.
+    pub name: String,
+    /// `table:style-name` (its automatic style says whether it is shown).
+    pub style: Option<String>,
+    /// The cells.
+    pub store: CellStore,
+    /// Ranges from `table:number-columns-spanned` / `-rows-spanned`.
+    pub merged: Vec<CellRange>,
+    /// `office:annotation`s.
+    pub comments: Vec<Comment>,
+    /// `text:a` links in cell text.
+    pub hyperlinks: Vec<Hyperlink>,
+    /// Images and embedded objects (charts).
+    pub drawings: Vec<Drawing>,
+    /// Hidden rows (filled by [`finish_table`]).
+    pub hidden_rows: Vec<u32>,
+    /// Hidden columns within the grid.
+    pub hidden_cols: Vec<u32>,
+    /// Names local to this table.
+    pub names: Vec<RawName>,
+    /// Problems that did not stop the parse (cells beyond the grid).
+    pub warnings: Vec<Error>,
+    /// Offset just past `</table:table>`.
+    pub end: usize,
+}
+
+/// What every table parse of one document shares.
+#[derive(Clone, Copy)]
+pub(crate) struct TableCfg<'a> {
+    pub limits: &'a Limits,
+    /// Nesting allowed below a table element.
+    pub depth_left: u32,
+    /// Table elements in the document: the repeat budget of one table is
+    /// `max_cells_per_sheet / tables`, so that the limit holds for the
+    /// whole workbook however many tables a small file holds.
+    pub tables: u64,
+}
+
+impl TableCfg<'_> {
+    /// Items one table may add through repeat counts.
+    pub(crate) fn expand_max(&self) -> u64 {
+        self.limits.max_cells_per_sheet / self.tables.max(1)
+    }
+
+    fn expand_error(&self, wanted: u64) -> Error {
+        Error::limit(format!(
+            "repeat counts would add {wanted} stored cells or hidden rows to this sheet, more than \
+             {} (max_cells_per_sheet {} shared by {} tables)",
+            self.expand_max(),
+            self.limits.max_cells_per_sheet,
+            self.tables
+        ))
+    }
+}
+
+/// A table (or one chunk of it) before [`finish_table`]: rows are relative
+/// to the chunk's first row.
+pub(crate) struct Partial {
+    pub table: ParsedTable,
+    /// Rows walked (the next row index).
+    pub rows: u64,
+    /// Hidden row runs (first row, count).
+    pub hidden_runs: Vec<(u64, u64)>,
+    /// Hidden column runs (first column, count).
+    pub hidden_col_runs: Vec<(u64, u64)>,
+    /// Something was dropped for lying beyond the grid.
+    pub clipped: bool,
+    /// `</table:table>` was read.
+    pub closed: bool,
+    /// Items counted against the cell limit.
+    pub used: u64,
+    /// Items added by repeat counts (against [`TableCfg::expand_max`]).
+    pub expanded: u64,
+}
+
+/// Lengths of the per-row outputs when a row starts (for repeating it).
+#[derive(Clone, Copy)]
+pub(super) struct Marks {
+    cells: usize,
+    formulas: usize,
+    merged: usize,
+    comments: usize,
+    links: usize,
+}
+
+/// The table walker; the cell itself is in `cell.rs`.
+pub(super) struct TableParser<'a> {
+    pub(super) buf: &'a [u8],
+    pub(super) cfg: TableCfg<'a>,
+    pub(super) limits: &'a Limits,
+    /// Nesting still allowed below the table element.
+    pub(super) depth_left: u32,
+    pub(super) out: ParsedTable,
+    /// Current row and column (0-based; may run past the grid).
+    pub(super) row: u64,
+    pub(super) col: u64,
+    /// Next column index for `table:table-column`.
+    col_def: u64,
+    /// Hidden row and column runs (first, count), expanded at the end.
+    hidden_runs: Vec<(u64, u64)>,
+    hidden_col_runs: Vec<(u64, u64)>,
+    /// Items stored (cells, comments, merges, links) against the limit.
+    pub(super) used: u64,
+    /// Items added by repeat counts.
+    pub(super) expanded: u64,
+    /// Chunk mode (one slice of a big table's rows; see `chunks.rs`):
+    /// `Some(first)`; `None` for a whole table.
+    chunk: Option<bool>,
+    /// The cell budget shared by the chunks of one table, taken in blocks.
+    shared: Option<&'a AtomicU64>,
+    block_left: u64,
+    /// True once `</table:table>` was read.
+    closed: bool,
+    pub(super) formula_bytes: u64,
+    /// True once something was dropped for lying beyond the grid.
+    pub(super) clipped: bool,
+    pub(super) scratch: Vec<u8>,
+}
+
+fn truncated(offset: usize, message: &'static str) -> Error {
+    xml_err(XmlError {
+        offset,
+        message,
+        truncated: true,
+    })
+}
+
+/// Parses the table whose start tag begins at `start` in `buf` (the whole
+/// `content.xml`).
+pub(crate) fn parse_table(buf: &[u8], start: usize, cfg: TableCfg<'_>) -> Result<ParsedTable> {
+    let p = parse_part(buf, start, cfg, None, None)?;
+    let name = p.table.name.clone();
+    finish_table(p, cfg).map_err(|e| e.in_sheet(name))
+}
+
+/// Parses one chunk of a big table: `buf` ends where the next chunk
+/// begins; `first` chunks start at the table's start tag, the others at a
+/// `<table:table-row`. Rows come out relative to the chunk.
+pub(crate) fn parse_chunk(
+    buf: &[u8],
+    start: usize,
+    cfg: TableCfg<'_>,
+    first: bool,
+    shared: &AtomicU64,
+) -> Result<Partial> {
+    parse_part(buf, start, cfg, Some(first), Some(shared))
+}
+
+fn parse_part<'a>(
+    buf: &'a [u8],
+    start: usize,
+    cfg: TableCfg<'a>,
+    chunk: Option<bool>,
+    shared: Option<&'a AtomicU64>,
+) -> Result<Partial> {
+    let mut p = TableParser {
+        buf,
+        cfg,
+        limits: cfg.limits,
+        depth_left: cfg.depth_left,
+        out: ParsedTable {
+            name: String::new(),
+            style: None,
+            store: CellStore::default(),
+            merged: Vec::new(),
+            comments: Vec::new(),
+            hyperlinks: Vec::new(),
+            drawings: Vec::new(),
+            hidden_rows: Vec::new(),
+            hidden_cols: Vec::new(),
+            names: Vec::new(),
+            warnings: Vec::new(),
+            end: start,
+        },
+        row: 0,
+        col: 0,
+        col_def: 0,
+        hidden_runs: Vec::new(),
+        hidden_col_runs: Vec::new(),
+        used: 0,
+        expanded: 0,
+        chunk,
+        shared,
+        block_left: 0,
+        closed: false,
+        formula_bytes: 0,
+        clipped: false,
+        scratch: Vec::new(),
+    };
+    let from = if chunk == Some(false) {
+        start
+    } else {
+        let tag = p.next(start, "table start tag missing")?;
+        let name = attr(&tag, b"name");
+        let style = attr(&tag, b"style-name");
+        let text = |raw: &[u8], s: &mut Vec<u8>| {
+            attr_string(raw, s).map_err(|e| xml_err(shift(e, tag.start)))
+        };
+        if let Some(raw) = name {
+            p.out.name = text(raw, &mut p.scratch)?;
+        }
+        p.out.style = style.map(|raw| text(raw, &mut p.scratch)).transpose()?;
+        if tag.kind == TagKind::Empty {
+            p.closed = true;
+            p.out.end = tag.end;
+            return Ok(p.into_partial());
+        }
+        tag.end
+    };
+    match p.walk(from) {
+        Ok(end) => {
+            p.out.end = end;
+            Ok(p.into_partial())
+        }
+        Err(e) if p.out.name.is_empty() => Err(e),
+        Err(e) => Err(e.in_sheet(p.out.name.clone())),
+    }
+}
+
+/// Sorts out what the walk left: hidden rows and columns within the used
+/// range (their expansion counted against the repeat budget), the
+/// clipping warning, cell order.
+pub(crate) fn finish_table(p: Partial, cfg: TableCfg<'_>) -> Result<ParsedTable> {
+    let mut out = p.table;
+    let cells = &out.store.cells;
+    let last_row = cells
+        .last()
+        .map(|c| c.row)
+        .into_iter()
+        .chain(out.merged.iter().map(|r| r.last_row))
+        .chain(out.comments.iter().map(|c| c.row))
+        .chain(out.hyperlinks.iter().map(|l| l.range.last_row))
+        .max();
+    let last_col = cells
+        .iter()
+        .map(|c| u32::from(c.col))
+        .chain(out.merged.iter().map(|r| r.last_col))
+        .chain(out.comments.iter().map(|c| c.col))
+        .chain(out.hyperlinks.iter().map(|l| l.range.last_col))
+        .max();
+    // Runs clipped to the used range, as (first, end).
+    let clip = |runs: &[(u64, u64)], last: Option<u32>| -> Vec<(u64, u64)> {
+        let Some(last) = last else { return Vec::new() };
+        let stop = u64::from(last) + 1;
+        runs.iter()
+            .map(|&(first, count)| (first, first.saturating_add(count).min(stop)))
+            .filter(|&(first, end)| end > first)
+            .collect()
+    };
+    let rows = clip(&p.hidden_runs, last_row);
+    let cols = clip(&p.hidden_col_runs, last_col);
+    let extra: u64 = rows
+        .iter()
+        .chain(&cols)
+        .map(|&(first, end)| end - first - 1)
+        .sum();
+    let wanted = p.expanded.saturating_add(extra);
+    if wanted > cfg.expand_max() {
+        return Err(cfg.expand_error(wanted));
+    }
+    out.hidden_rows
+        .extend(rows.iter().flat_map(|&(a, b)| a..b).map(|r| r as u32));
+    out.hidden_cols
+        .extend(cols.iter().flat_map(|&(a, b)| a..b).map(|c| c as u32));
+    if p.clipped {
+        out.warnings.push(Error::limit(format!(
+            "cells beyond the grid of {GRID_ROWS} rows x {GRID_COLS} columns were dropped"
+        )));
+    }
+    out.hidden_cols.sort_unstable();
+    out.hidden_cols.dedup();
+    out.store.normalize(true);
+    Ok(out)
+}
+
+impl<'a> TableParser<'a> {
+    pub(super) fn next(&self, pos: usize, what: &'static str) -> Result<Tag<'a>> {
+        next_tag(self.buf, pos)
+            .map_err(xml_err)?
+            .ok_or_else(|| truncated(self.buf.len(), what))
+    }
+
+    pub(super) fn skip(&self, from: usize, depth: u32) -> Result<usize> {
+        skip_element(self.buf, from, self.depth_left.saturating_sub(depth)).map_err(xml_err)
+    }
+
+    /// Walks the table's children up to its end tag.
+    fn walk(&mut self, from: usize) -> Result<usize> {
+        let mut pos = from;
+        let mut depth: u32 = 1;
+        loop {
+            let tag = match next_tag(self.buf, pos).map_err(xml_err)? {
+                Some(t) => t,
+                // A chunk ends at the next chunk's first row, at table level.
+                None if self.chunk.is_some() && depth == 1 => return Ok(pos),
+                None => return Err(truncated(self.buf.len(), "content.xml ends inside a table")),
+            };
+            pos = tag.end;
+            match (tag.kind, tag.name) {
+                (TagKind::Start | TagKind::Empty, b"table-row") => {
+                    pos = self.row(&tag, depth)?;
+                }
+                (TagKind::Start | TagKind::Empty, b"table-column") if self.chunk == Some(false) => {
+                    return Err(Error::malformed("a column definition after rows"));
+                }
+                (TagKind::Start | TagKind::Empty, b"table-column") => {
+                    self.column(&tag)?;
+                    if tag.kind == TagKind::Start {
+                        pos = self.skip(pos, depth)?;
+                    }
+                }
+                (
+                    TagKind::Start,
+                    b"table-rows"
+                    | b"table-header-rows"
+                    | b"table-row-group"
+                    | b"table-columns"
+                    | b"table-header-columns"
+                    | b"table-column-group",
+                ) => {
+                    depth += 1;
+                    if depth > self.depth_left {
+                        return Err(
+                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
+                        );
+                    }
+                }
+                (TagKind::Start, b"named-expressions") => {
+                    let left = self.depth_left.saturating_sub(depth);
+                    pos = read_named_expressions(
+                        self.buf,
+                        pos,
+                        left,
+                        &mut self.out.names,
+                        &mut self.scratch,
+                    )?;
+                }
+                (TagKind::Start, b"shapes") => pos = self.shapes(pos, depth)?,
+                (TagKind::Start, _) => pos = self.skip(pos, depth)?,
+                (TagKind::End, name) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if name != b"table" {
+                            return Err(Error::malformed(format!(
+                                "mismatched end tag </{}> closes a table",
+                                String::from_utf8_lossy(name)
+                            ))
+                            .at_offset(tag.start as u64));
+                        }
+                        self.closed = true;
+                        return Ok(pos);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Frames of `table:shapes` (not anchored to a cell).
+    fn shapes(&mut self, from: usize, depth: u32) -> Result<usize> {
+        let mut pos = from;
+        loop {
+            let tag = self.next(pos, "content.xml ends inside table:shapes")?;
+            pos = tag.end;
+            match tag.kind {
+                TagKind::Start | TagKind::Empty if tag.name == b"frame" => {
+                    let left = self.depth_left.saturating_sub(depth + 1);
+                    let empty = tag.kind == TagKind::Empty;
+                    let (d, end) = read_frame(self.buf, pos, empty, left, None, &mut self.scratch)?;
+                    self.out.drawings.extend(d);
+                    pos = end;
+                }
+                TagKind::Start => pos = self.skip(pos, depth + 1)?,
+                TagKind::End => return Ok(pos),
+                _ => {}
+            }
+        }
+    }
+
+    /// A `table:table-column`: advances the column count, records hidden
+    /// columns (within the grid).
+    fn column(&mut self, tag: &Tag<'_>) -> Result<()> {
+        let repeat = match attr(tag, b"number-columns-repeated") {
+            Some(raw) => parse_count(raw)
+                .ok_or_else(|| bad_value("column repeat count", raw, tag.start))?
+                .max(1),
+            None => 1,
+        };
+        let hidden = matches!(attr(tag, b"visibility"), Some(b"collapse" | b"filter"));
+        if hidden && self.col_def < GRID_COLS {
+            self.hidden_col_runs.push((self.col_def, repeat));
+        }
+        self.col_def = self.col_def.saturating_add(repeat);
+        Ok(())
+    }
+
+    fn marks(&self) -> Marks {
+        Marks {
+            cells: self.out.store.cells.len(),
+            formulas: self.out.store.formulas.len(),
+            merged: self.out.merged.len(),
+            comments: self.out.comments.len(),
+            links: self.out.hyperlinks.len(),
+        }
+    }
+
+    /// Counts `n` items added by a repeat count; fails before they would
+    /// pass the table's repeat budget.
+    pub(super) fn expand(&mut self, n: u64, at: usize) -> Result<()> {
+        self.expanded = self.expanded.saturating_add(n);
+        if self.expanded > self.cfg.expand_max() {
+            let mut e = self.cfg.expand_error(self.expanded).at_offset(at as u64);
+            if let (Ok(r), Ok(c)) = (u32::try_from(self.row), u32::try_from(self.col)) {
+                e = e.at_cell(r, c);
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Fails before storing `n` more items would pass the sheet's limit.
+    pub(super) fn reserve_budget(&mut self, n: u64, at: usize) -> Result<()> {
+        let max = self.limits.max_cells_per_sheet;
+        let mut total = self.used.saturating_add(n);
+        if let Some(shared) = self.shared {
+            // Chunks of one table draw on one budget, in blocks (an
+            // overdraw only sends the table back to the serial path).
+            if n > self.block_left {
+                let take = n.max(BUDGET_BLOCK);
+                let before = shared.fetch_add(take, Ordering::Relaxed);
+                total = before.saturating_add(take);
+                self.block_left = self.block_left.saturating_add(take);
+            } else {
+                total = 0;
+            }
+            self.block_left -= n;
+        }
+        if total > max {
+            let mut e = Error::limit(format!(
+                "more than {max} cells in one sheet (repeated cells expanded: {total} wanted)"
+            ))
+            .at_offset(at as u64);
+            if let (Ok(r), Ok(c)) = (u32::try_from(self.row), u32::try_from(self.col)) {
+                e = e.at_cell(r, c);
+            }
+            return Err(e);
+        }
+        self.used = self.used.saturating_add(n);
+        Ok(())
+    }
+
+    /// A `table:table-row`; returns the offset past it.
+    fn row(&mut self, tag: &Tag<'a>, depth: u32) -> Result<usize> {
+        let repeat = match attr(tag, b"number-rows-repeated") {
+            Some(raw) => parse_count(raw)
+                .ok_or_else(|| bad_value("row repeat count", raw, tag.start))?
+                .max(1),
+            None => 1,
+        };
+        let hidden = matches!(attr(tag, b"visibility"), Some(b"collapse" | b"filter"));
+        let marks = self.marks();
+        self.col = 0;
+        let mut pos = tag.end;
+        if tag.kind == TagKind::Start {
+            loop {
+                if let Some(end) = self.fast_cell(pos, depth + 1)? {
+                    pos = end;
+                    continue;
+                }
+                if let Some(rest) = self.buf.get(pos..)
+                    && rest.starts_with(b"</table:table-row>")
+                {
+                    pos += 18;
+                    break;
+                }
+                let t = self.next(pos, "content.xml ends inside a table row")?;
+                pos = t.end;
+                match (t.kind, t.name) {
+                    (TagKind::Start | TagKind::Empty, b"table-cell" | b"covered-table-cell") => {
+                        pos = self.cell(&t, depth + 1)?;
+                    }
+                    (TagKind::Start, _) => pos = self.skip(pos, depth + 1)?,
+                    (TagKind::End, _) => break,
+                    _ => {}
+                }
+            }
+        }
+        if hidden {
+            self.hidden_runs.push((self.row, repeat));
+        }
+        if repeat > 1 {
+            self.repeat_row(repeat, marks, tag.start)?;
+        }
+        self.row = self.row.saturating_add(repeat);
+        Ok(pos)
+    }
+
+    /// Stores copies 2..=`repeat` of what the current row stored.
+    fn repeat_row(&mut self, repeat: u64, m: Marks, at: usize) -> Result<()> {
+        let now = self.marks();
+        let per_row = (now.cells - m.cells)
+            + (now.merged - m.merged)
+            + (now.comments - m.comments)
+            + (now.links - m.links);
+        if per_row == 0 {
+            return Ok(());
+        }
+        let fit = GRID_ROWS.saturating_sub(self.row).min(repeat);
+        if fit < repeat {
+            self.clipped = true;
+        }
+        let copies = fit.saturating_sub(1);
+        let extra = (per_row as u64).saturating_mul(copies);
+        self.reserve_budget(extra, at)?;
+        self.expand(extra, at)?;
+        let base = self.row as u32;
+        for k in 1..=copies as u32 {
+            let row = base + k;
+            for i in m.cells..now.cells {
+                if let Some(c) = self.out.store.cells.get(i).copied() {
+                    self.out.store.cells.push(RawCell { row, ..c });
+                }
+            }
+            for i in m.formulas..now.formulas {
+                if let Some(f) = self.out.store.formulas.get(i).copied() {
+                    self.out
+                        .store
+                        .formulas
+                        .push(crate::store::FormulaRec { row, ..f });
+                }
+            }
+            for i in m.merged..now.merged {
+                if let Some(r) = self.out.merged.get(i).copied() {
+                    let last = (u64::from(r.last_row) + u64::from(k)).min(GRID_ROWS - 1);
+                    self.out.merged.push(CellRange {
+                        first_row: r.first_row + k,
+                        last_row: last as u32,
+                        ..r
+                    });
+                }
+            }
+            for i in m.comments..now.comments {
+                if let Some(c) = self.out.comments.get(i) {
+                    let c = Comment { row, ..c.clone() };
+                    self.out.comments.push(c);
+                }
+            }
+            for i in m.links..now.links {
+                if let Some(l) = self.out.hyperlinks.get(i) {
+                    let mut l = l.clone();
+                    l.range.first_row = row;
+                    l.range.last_row = row;
+                    self.out.hyperlinks.push(l);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn into_partial(self) -> Partial {
+        Partial {
+            table: self.out,
+            rows: self.row,
+            hidden_runs: self.hidden_runs,
+            hidden_col_runs: self.hidden_col_runs,
+            clipped: self.clipped,
+            closed: self.closed,
+            used: self.used,
+            expanded: self.expanded,
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! Text inside cells: paragraphs (`text:p`, `text:h`) flattened into one
+//! string, annotations (comments) and drawing frames.
+//!
+//! Text is kept as written, as LibreOffice Calc itself imports it (its
+//! cell paragraph context appends characters verbatim; ODF's white-space
+//! collapsing is not applied, and calamine and PhpSpreadsheet agree);
+//! `text:s` (with `text:c`), `text:tab` and `text:line-break` give spaces,
+//! tabs and line breaks. Spans, links and fields are flattened; notes,
+//! ruby text and nested annotations are left out.
+
+use super::xml::{attr, attr_string, shift, xml_err};
+use crate::error::{Error, Result};
+use crate::model::{Drawing, DrawingKind};
+use memchr::memchr;
+use ream_xml::{TagKind, XmlError, next_tag, skip_element};
+
+/// What a paragraph walk needs besides the buffer.
+pub(crate) struct ParaCtx {
+    /// Nesting still allowed below the paragraph element.
+    pub depth_left: u32,
+    /// Where the cell's text starts in the output (for the length check).
+    pub text_start: usize,
+    /// Most bytes the cell's text may take (4 x the character limit: a
+    /// cheap running bound; characters are counted exactly at the end).
+    pub max_bytes: usize,
+    /// Spaces, tabs and breaks written for `text:s` & co. (they can make a
+    /// small file's text large, so the caller counts them as repeats).
+    pub spaces: std::cell::Cell<u64>,
+}
+
+fn truncated(offset: usize, what: &'static str) -> Error {
+    xml_err(XmlError {
+        offset,
+        message: what,
+        truncated: true,
+    })
+}
+
+/// Collects the text of the paragraph whose start tag ended at `from` into
+/// `out`; returns the offset past its end tag. The first `text:a` link
+/// target seen is stored in `link`.
+pub(crate) fn collect_paragraph<'a>(
+    buf: &'a [u8],
+    from: usize,
+    out: &mut Vec<u8>,
+    ctx: &ParaCtx,
+    link: &mut Option<&'a [u8]>,
+) -> Result<usize> {
+    let mut pos = from;
+    let mut depth: u32 = 1;
+    loop {
+        let rest = buf.get(pos..).unwrap_or_default();
+        let lt = memchr(b'<', rest).ok_or_else(|| truncated(buf.len(), "paragraph not closed"))?;
+        if lt > 0 {
+            ream_xml::unescape_into(rest.get(..lt).unwrap_or_default(), out)
+                .map_err(|e| xml_err(shift(e, pos)))?;
+        }
+        let tag = next_tag(buf, pos + lt)
+            .map_err(xml_err)?
+            .ok_or_else(|| truncated(buf.len(), "paragraph not closed"))?;
+        pos = tag.end;
+        let exact = |out: &mut Vec<u8>, b: u8, n: u64| -> Result<()> {
+            let used = out.len().saturating_sub(ctx.text_start) as u64;
+            if used.saturating_add(n) > ctx.max_bytes as u64 {
+                return Err(
+                    Error::limit(format!("cell text longer than {} bytes", ctx.max_bytes))
+                        .at_offset(tag.start as u64),
+                );
+            }
+            out.resize(out.len() + n as usize, b);
+            ctx.spaces.set(ctx.spaces.get().saturating_add(n));
+            Ok(())
+        };
+        match tag.kind {
+            TagKind::Start | TagKind::Empty => {
+                match tag.name {
+                    b"s" => {
+                        let n = match attr(&tag, b"c") {
+                            Some(raw) => super::values::parse_count(raw).unwrap_or(1),
+                            None => 1,
+                        };
+                        exact(out, b' ', n)?;
+                    }
+                    b"tab" => exact(out, b'\t', 1)?,
+                    b"line-break" => exact(out, b'\n', 1)?,
+                    b"a" if link.is_none() => *link = attr(&tag, b"href"),
+                    _ => {}
+                }
+                if tag.kind == TagKind::Start {
+                    match tag.name {
+                        b"s" | b"tab" | b"line-break" | b"note" | b"annotation" | b"ruby-text" => {
+                            let left = ctx.depth_left.saturating_sub(depth);
+                            pos = skip_element(buf, pos, left).map_err(xml_err)?;
+                        }
+                        _ => {
+                            depth += 1;
+                            if depth > ctx.depth_left {
+                                return Err(Error::limit("XML nesting too deep")
+                                    .at_offset(tag.start as u64));
+                            }
+                        }
+                    }
+                }
+            }
+            TagKind::End => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(pos);
+                }
+            }
+            TagKind::CData => out.extend_from_slice(tag.attrs),
+            TagKind::Other => {}
+        }
+    }
+}
+
+/// What [`read_annotation`] returns: author, text, the offset past the
+/// end tag and the spaces written for `text:s` elements.
+pub(crate) type Annotation = (String, String, usize, u64);
+
+/// Reads an `office:annotation` whose start tag ended at `from`.
+/// Paragraphs are joined with line feeds.
+pub(crate) fn read_annotation(
+    buf: &[u8],
+    from: usize,
+    depth_left: u32,
+    max_chars: usize,
+    scratch: &mut Vec<u8>,
+) -> Result<Annotation> {
+    let mut pos = from;
+    let mut author = String::new();
+    scratch.clear();
+    let mut paragraphs = 0usize;
+    let ctx = ParaCtx {
+        depth_left: depth_left.saturating_sub(1),
+        text_start: 0,
+        max_bytes: max_chars.saturating_mul(4),
+        spaces: std::cell::Cell::new(0),
+    };
+    loop {
+        let tag = next_tag(buf, pos)
+            .map_err(xml_err)?
+            .ok_or_else(|| truncated(buf.len(), "annotation not closed"))?;
+        pos = tag.end;
+        match (tag.kind, tag.name) {
+            (TagKind::Start, b"creator") => {
+                let mut text = Vec::new();
+                let mut no_link = None;
+                pos = collect_paragraph(buf, pos, &mut text, &ctx, &mut no_link)?;
+                author = String::from_utf8_lossy(&text).into_owned();
+            }
+            (TagKind::Start | TagKind::Empty, b"p" | b"h") => {
+                if paragraphs > 0 {
+                    scratch.push(b'\n');
+                }
+                paragraphs += 1;
+                if tag.kind == TagKind::Start {
+                    let mut no_link = None;
+                    pos = collect_paragraph(buf, pos, scratch, &ctx, &mut no_link)?;
+                }
+            }
+            (TagKind::Start, _) => {
+                pos = skip_element(buf, pos, depth_left.saturating_sub(1)).map_err(xml_err)?;
+            }
+            (TagKind::End, _) => break,
+            _ => {}
+        }
+    }
+    let text = String::from_utf8_lossy(scratch).into_owned();
+    Ok((author, text, pos, ctx.spaces.get()))
+}
+
+/// Reads a `draw:frame` whose start tag ended at `from` (`None` when
+/// `empty`): the first image or embedded object inside becomes a drawing.
+/// Returns the drawing and the offset past the frame.
+pub(crate) fn read_frame(
+    buf: &[u8],
+    from: usize,
+    empty: bool,
+    depth_left: u32,
+    anchor: Option<(u32, u32)>,
+    scratch: &mut Vec<u8>,
+) -> Result<(Option<Drawing>, usize)> {
+    if empty {
+        return Ok((None, from));
+    }
+    let mut pos = from;
+    let mut depth: u32 = 1;
+    let mut found: Option<Drawing> = None;
+    loop {
+        let tag = next_tag(buf, pos)
+            .map_err(xml_err)?
+            .ok_or_else(|| truncated(buf.len(), "drawing frame not closed"))?;
+        pos = tag.end;
+        match tag.kind {
+            TagKind::Start | TagKind::Empty => {
+                let kind = match tag.name {
+                    b"image" => Some(DrawingKind::Image),
+                    b"object" | b"object-ole" => Some(DrawingKind::Chart),
+                    _ => None,
+                };
+                if let (None, Some(kind), Some(href)) = (&found, kind, attr(&tag, b"href")) {
+                    let href =
+                        attr_string(href, scratch).map_err(|e| xml_err(shift(e, tag.start)))?;
+                    let href = href.trim_start_matches("./").to_string();
+                    let part = match kind {
+                        DrawingKind::Chart => format!("{}/content.xml", href.trim_end_matches('/')),
+                        DrawingKind::Image => href,
+                    };
+                    found = Some(Drawing {
+                        kind,
+                        anchor,
+                        part,
+                        title: None,
+                    });
+                }
+                if tag.kind == TagKind::Start {
+                    depth += 1;
+                    if depth > depth_left {
+                        return Err(
+                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
+                        );
+                    }
+                }
+            }
+            TagKind::End => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok((found, pos));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn para(xml: &str) -> String {
+        let buf = xml.as_bytes();
+        let tag = next_tag(buf, 0).unwrap().unwrap();
+        let mut out = Vec::new();
+        let mut link = None;
+        let ctx = ParaCtx {
+            depth_left: 16,
+            text_start: 0,
+            max_bytes: 1000,
+            spaces: Default::default(),
+        };
+        let end = collect_paragraph(buf, tag.end, &mut out, &ctx, &mut link).unwrap();
+        assert_eq!(end, buf.len());
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn paragraphs() {
+        assert_eq!(para("<text:p>Value <text:s/>With</text:p>"), "Value  With");
+        assert_eq!(
+            para("<text:p><text:s text:c=\"2\"/>a <text:s/></text:p>"),
+            "  a  "
+        );
+        assert_eq!(para("<text:p>  a \r\n b  </text:p>"), "  a \n b  ");
+        assert_eq!(
+            para("<text:p>a<text:tab/>b<text:line-break/>c</text:p>"),
+            "a\tb\nc"
+        );
+        assert_eq!(
+            para(
+                "<text:p><text:span>x &amp; <text:a xlink:href=\"u\">y</text:a></text:span><text:note><text:p>no</text:p></text:note></text:p>"
+            ),
+            "x & y"
+        );
+        assert_eq!(para("<text:p><![CDATA[<b>]]></text:p>"), "<b>");
+    }
+
+    #[test]
+    fn limits_and_truncation() {
+        let buf = b"<text:p><text:s text:c=\"99999999999\"/></text:p>";
+        let ctx = ParaCtx {
+            depth_left: 16,
+            text_start: 0,
+            max_bytes: 100,
+            spaces: Default::default(),
+        };
+        let (mut out, mut link) = (Vec::new(), None);
+        let e = collect_paragraph(buf, 8, &mut out, &ctx, &mut link).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded);
+        let e = collect_paragraph(b"<text:p>abc", 8, &mut out, &ctx, &mut link).unwrap_err();
+        assert!(e.truncated);
+        let deep = "<text:p>".to_string() + &"<text:span>".repeat(40);
+        let e = collect_paragraph(deep.as_bytes(), 8, &mut out, &ctx, &mut link).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded);
+    }
+
+    #[test]
+    fn annotation_and_frame() {
+        let xml = b"<office:annotation><dc:creator>Ann</dc:creator><dc:date>2020</dc:date><text:p>one</text:p><text:p>two</text:p></office:annotation>";
+        let tag = next_tag(xml, 0).unwrap().unwrap();
+        let (a, t, end, _) = read_annotation(xml, tag.end, 16, 100, &mut Vec::new()).unwrap();
+        assert_eq!(
+            (a.as_str(), t.as_str(), end),
+            ("Ann", "one\ntwo", xml.len())
+        );
+        let xml = b"<draw:frame><draw:image xlink:href=\"Pictures/a.png\"/></draw:frame>";
+        let tag = next_tag(xml, 0).unwrap().unwrap();
+        let (d, end) = read_frame(xml, tag.end, false, 16, Some((1, 2)), &mut Vec::new()).unwrap();
+        let d = d.unwrap();
+        assert_eq!(
+            (d.kind, d.part.as_str(), end),
+            (DrawingKind::Image, "Pictures/a.png", xml.len())
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! Small scanner helpers for `content.xml`: attributes with their
+//! namespace prefix (ODS has both `office:value-type` and
+//! `calcext:value-type`), attribute text decoded into a reused buffer, and
+//! scanner errors turned into crate errors with absolute offsets.
+
+use crate::error::Error;
+use memchr::memchr;
+use ream_xml::{Tag, XmlError};
+
+/// Iterator over `(qualified name, raw value)` pairs of a start tag. Values
+/// are still escaped. Malformed attribute text ends the iteration.
+pub(crate) struct QAttrs<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+/// The attributes of `tag` with prefixes kept.
+pub(crate) fn qattrs<'a>(tag: &Tag<'a>) -> QAttrs<'a> {
+    QAttrs {
+        buf: tag.attrs,
+        pos: 0,
+    }
+}
+
+impl<'a> Iterator for QAttrs<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+    #[inline]
+    fn next(&mut self) -> Option<(&'a [u8], &'a [u8])> {
+        let buf = self.buf;
+        let mut i = self.pos;
+        while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            i += 1;
+        }
+        let eq = memchr(b'=', buf.get(i..)?)? + i;
+        let name = ream_xml::trim_xml_ws(buf.get(i..eq)?);
+        i = eq + 1;
+        while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            i += 1;
+        }
+        let q = *buf.get(i)?;
+        if q != b'"' && q != b'\'' {
+            return None;
+        }
+        let close = memchr(q, buf.get(i + 1..)?)? + i + 1;
+        let value = buf.get(i + 1..close)?;
+        self.pos = close + 1;
+        Some((name, value))
+    }
+}
+
+/// The raw value of the attribute with local name `local` (any prefix).
+pub(crate) fn attr<'a>(tag: &Tag<'a>, local: &[u8]) -> Option<&'a [u8]> {
+    tag.attributes().find(|(n, _)| *n == local).map(|(_, v)| v)
+}
+
+/// Decodes an attribute value into an owned string (used for names,
+/// authors and links, never per cell).
+pub(crate) fn attr_string(raw: &[u8], scratch: &mut Vec<u8>) -> Result<String, XmlError> {
+    scratch.clear();
+    ream_xml::unescape_into(raw, scratch)?;
+    Ok(String::from_utf8_lossy(scratch).into_owned())
+}
+
+/// A scanner error (offsets absolute in `content.xml`) as a crate error;
+/// excessive nesting is a limit, the rest is malformed input.
+pub(crate) fn xml_err(e: XmlError) -> Error {
+    let mut err = if e.message.starts_with("XML nesting") {
+        Error::limit(e.message)
+    } else if e.truncated {
+        Error::malformed(format!("{} (content.xml ends early)", e.message))
+    } else {
+        Error::malformed(e.message)
+    };
+    err = err.at_offset(e.offset as u64);
+    err.truncated = e.truncated;
+    err
+}
+
+/// An error for an attribute value decoded from `raw` at `offset`, with
+/// the offending value quoted (shortened).
+pub(crate) fn bad_value(what: &str, raw: &[u8], offset: usize) -> Error {
+    let shown = String::from_utf8_lossy(raw.get(..raw.len().min(40)).unwrap_or_default());
+    Error::malformed(format!("bad {what} '{shown}'")).at_offset(offset as u64)
+}
+
+/// Makes a relative scanner error absolute by adding `base`.
+pub(crate) fn shift(mut e: XmlError, base: usize) -> XmlError {
+    e.offset += base;
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_prefixes() {
+        let xml =
+            br#"<table:table-cell office:value-type="float" calcext:value-type='error' x="1>"/>"#;
+        let tag = ream_xml::next_tag(xml, 0).unwrap().unwrap();
+        let got: Vec<_> = qattrs(&tag).collect();
+        assert_eq!(
+            got,
+            vec![
+                (&b"office:value-type"[..], &b"float"[..]),
+                (&b"calcext:value-type"[..], &b"error"[..]),
+                (&b"x"[..], &b"1>"[..]),
+            ]
+        );
+        assert_eq!(attr(&tag, b"value-type"), Some(&b"float"[..]));
+        let mut s = Vec::new();
+        assert_eq!(attr_string(b"a&amp;b", &mut s).unwrap(), "a&b");
+    }
+}
