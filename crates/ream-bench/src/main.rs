@@ -4,40 +4,67 @@
 //! # Commands
 //!
 //! * `ream-bench gen [--dir bench-data] [--only a,b] [--scale F] [--force]`
-//!   writes the XLSX datasets with rust_xlsxwriter (low-memory worksheets,
-//!   shared strings) from a fixed-seed SplitMix64 PRNG, skipping files that
-//!   already exist. Datasets:
+//!   writes the datasets from a fixed-seed SplitMix64 PRNG, skipping files
+//!   that already exist. XLSX files come from rust_xlsxwriter (low-memory
+//!   worksheets, shared strings); ODS files from our own streaming writer
+//!   (`odsgen`). Datasets:
 //!   - `seed`: 8 sheets x 5,000 rows x 4 columns (int, float, pooled string,
 //!     date) — the article's benchmark workbook;
 //!   - `tiny`: 8 sheets x 1 row, same columns (fixed-cost overhead);
 //!   - `many`: 64 sheets x 20,000 rows x 8 mixed columns (ints, floats,
 //!     pooled strings, dates, bools, a formula with a cached result);
 //!   - `giant`: 1 sheet x 1,000,000 rows x 10 mixed columns;
-//!   - `sst_heavy`: 1 sheet x 300,000 rows x 5 mostly unique strings.
+//!   - `sst_heavy`: 1 sheet x 300,000 rows x 5 mostly unique strings;
+//!   - `mixed`: 1 sheet x 1,000,000 rows plus 20 sheets x 20,000 rows, the
+//!     10 columns of `giant` (one giant and many small sheets);
+//!   - `seed_ods`, `giant_ods`: `seed` and `giant` as ODS (`seed.ods`,
+//!     `giant.ods`), the same values.
 //!
 //!   `--scale F` (0 < F <= 1) multiplies the row counts and writes
-//!   `NAME-sF.xlsx` instead of `NAME.xlsx`, for quick checks.
+//!   `NAME-sF.EXT` instead of `NAME.EXT`, for quick checks.
 //! * `ream-bench xlsx [--dir bench-data] [--datasets a,b] [--runs 5]
-//!   [--scale F] [--engines ream,calamine] [--json]` measures, per dataset,
-//!   ream with 1 thread and with all threads, calamine with 1 thread and
-//!   calamine "parallel" (one reader per thread, sheets dealt round-robin).
+//!   [--scale F] [--engines LIST] [--quick] [--json]` measures, per dataset,
+//!   these configurations (`--engines`, comma-separated, default `all`):
+//!   - `ream` = `ream-1t` + `ream-nt`: `Workbook::open` on 1 thread / all
+//!     threads, then every cell visited (rows `ream 1t`, `ream Nt`);
+//!   - `ream-stream`: `load_cells(false)` open, then `Workbook::rows` of
+//!     every sheet (row `ream stream`, constant memory);
+//!   - `calamine` = `calamine-1t` + `calamine-nt`: `worksheet_range` of
+//!     every sheet, one reader, or one reader per thread with sheets dealt
+//!     round-robin (rows `calamine range 1t`, `calamine range Nt`);
+//!   - `calamine-cells`: `Xlsx::worksheet_cells_reader` + `next_cell()` of
+//!     every sheet (row `calamine cells`).
+//!
+//!   On ODS datasets `calamine cells` (XLSX only) and `calamine range Nt`
+//!   (calamine's ODS reader parses every sheet at open) are skipped.
+//!   `--quick` is `--scale 0.1 --runs 3` (smoke checks).
 //!   Missing datasets are generated first. Each measurement is one warm-up
 //!   plus N timed runs, every run in a fresh child process (so peak RSS is
 //!   per run); runs are interleaved across engines so background load hits
 //!   them alike. The report gives the median wall time, cells/s, CPU/wall,
-//!   allocations per cell, sampled peak heap, peak RSS and the ratios
-//!   calamine 1t / ream 1t, ream 1t / ream Nt and calamine Nt / ream Nt, as a
-//!   Markdown table (paste it into BENCHMARKS.md) or JSON. Engine errors and
-//!   cell-count disagreements appear in the `note` column instead of aborting.
-//! * `ream-bench measure --engine ream|calamine --threads N --file F`
-//!   (hidden) is the child: it installs the counting allocator, opens and
-//!   reads the file once and prints one JSON line.
+//!   allocations per cell, sampled peak heap, peak RSS, the ratios
+//!   (calamine range 1t / ream 1t, ream 1t / ream Nt, calamine range 1t /
+//!   ream Nt, calamine range Nt / ream Nt, calamine cells / ream stream) and
+//!   the issue-3 acceptance checks the run allows, as Markdown (paste it into
+//!   BENCHMARKS.md) or JSON. Engine errors and cell-count disagreements
+//!   appear in the `note` column instead of aborting.
+//! * `ream-bench measure --engine ream|ream-stream|calamine|calamine-cells
+//!   --threads N --file F` (hidden) is the child: it installs the counting
+//!   allocator, opens and reads the file once and prints one JSON line.
+//!
+//! * `ream-bench pdf [--size small|big] [--runs 5] [--engines ...]`: ream's
+//!   PDF reader (each byte source) beside lopdf, pdf-rs, qpdf and mutool on
+//!   generated PDFs (`pdfgen`; `ream-bench pdf gen --size big` only
+//!   generates); see `pdfbench`.
 //!
 //! Generated data lives only in the git-ignored `bench-data/` folder.
 
 #[path = "gen.rs"]
 mod datagen;
 mod measure;
+mod odsgen;
+mod pdfbench;
+mod pdfgen;
 mod prng;
 mod report;
 mod xlsx;
@@ -65,32 +92,41 @@ enum Cmd {
         /// Output folder (git-ignored).
         #[arg(long, default_value = "bench-data")]
         dir: PathBuf,
-        /// Only these datasets (comma-separated): seed, tiny, many, giant, sst_heavy.
+        /// Only these datasets (comma-separated): seed, tiny, many, giant,
+        /// sst_heavy, mixed, seed_ods, giant_ods. Default: all.
         #[arg(long)]
         only: Option<String>,
-        /// Row-count multiplier in (0, 1]; scaled files are named NAME-sF.xlsx.
+        /// Row-count multiplier in (0, 1]; scaled files are named NAME-sF.EXT.
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
         /// Rewrite files that already exist.
         #[arg(long)]
         force: bool,
     },
-    /// Compare ream and calamine (1 thread and all threads) on the datasets.
+    /// Compare ream and calamine (whole workbook on 1 and all threads,
+    /// streaming) on the datasets (XLSX and ODS).
     Xlsx {
         /// Folder holding the datasets (missing ones are generated).
         #[arg(long, default_value = "bench-data")]
         dir: PathBuf,
         /// Datasets to run (comma-separated).
-        #[arg(long, default_value = "seed,tiny,many,giant,sst_heavy")]
+        #[arg(long, default_value = "seed,tiny,many,giant,sst_heavy,mixed")]
         datasets: String,
-        /// Timed runs per measurement, after one warm-up run.
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
-        /// Use the files generated with this --scale.
-        #[arg(long, default_value_t = 1.0)]
-        scale: f64,
-        /// Engines to run (comma-separated): ream, calamine.
-        #[arg(long, default_value = "ream,calamine")]
+        /// Timed runs per measurement, after one warm-up run (default 5; 3
+        /// with --quick).
+        #[arg(long)]
+        runs: Option<usize>,
+        /// Use the files generated with this --scale (default 1; 0.1 with
+        /// --quick).
+        #[arg(long)]
+        scale: Option<f64>,
+        /// Smoke check: --scale 0.1 --runs 3 unless given explicitly.
+        #[arg(long)]
+        quick: bool,
+        /// Configurations (comma-separated): ream (= ream-1t,ream-nt),
+        /// ream-stream, calamine (= calamine-1t,calamine-nt),
+        /// calamine-cells, all.
+        #[arg(long, default_value = "all")]
         engines: String,
         /// Per-run time limit in seconds.
         #[arg(long, default_value_t = 600)]
@@ -99,6 +135,8 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// PDF: ream vs lopdf, pdf-rs, qpdf, mutool on generated big PDFs.
+    Pdf(pdfbench::Args),
     /// (internal) One measurement in this process; prints one JSON line.
     #[command(hide = true)]
     Measure {
@@ -122,6 +160,57 @@ fn split_list(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// Expands `--engines` into (engine, threads) configurations, in report
+/// order, without duplicates.
+fn parse_engines(list: &str) -> Result<Vec<(measure::Engine, usize)>> {
+    use measure::Engine::{Calamine, CalamineCells, Ream, ReamStream};
+    let mut out: Vec<(measure::Engine, usize)> = Vec::new();
+    for e in split_list(list) {
+        let add: &[(measure::Engine, usize)] = match e.as_str() {
+            "all" => &[
+                (Ream, 1),
+                (Ream, 0),
+                (ReamStream, 1),
+                (Calamine, 1),
+                (Calamine, 0),
+                (CalamineCells, 1),
+            ],
+            "ream" => &[(Ream, 1), (Ream, 0)],
+            "ream-1t" => &[(Ream, 1)],
+            "ream-nt" => &[(Ream, 0)],
+            "ream-stream" => &[(ReamStream, 1)],
+            "calamine" | "calamine-range" => &[(Calamine, 1), (Calamine, 0)],
+            "calamine-1t" => &[(Calamine, 1)],
+            "calamine-nt" => &[(Calamine, 0)],
+            "calamine-cells" => &[(CalamineCells, 1)],
+            other => bail!(
+                "unknown engine {other:?} (all, ream, ream-1t, ream-nt, ream-stream, \
+                 calamine, calamine-1t, calamine-nt, calamine-cells)"
+            ),
+        };
+        for c in add {
+            if !out.contains(c) {
+                out.push(*c);
+            }
+        }
+    }
+    if out.is_empty() {
+        bail!("--engines selects nothing");
+    }
+    // Report order: ream rows first, then calamine.
+    let rank = |(e, t): &(measure::Engine, usize)| {
+        let r = match e {
+            Ream => 0,
+            ReamStream => 2,
+            Calamine => 3,
+            CalamineCells => 5,
+        };
+        r + usize::from(*t == 0)
+    };
+    out.sort_by_key(rank);
+    Ok(out)
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.cmd {
@@ -136,10 +225,13 @@ fn main() -> Result<()> {
             datasets,
             runs,
             scale,
+            quick,
             engines,
             timeout_s,
             json,
         } => {
+            let runs = runs.unwrap_or(if quick { 3 } else { 5 });
+            let scale = scale.unwrap_or(if quick { 0.1 } else { 1.0 });
             let datasets = split_list(&datasets);
             for d in &datasets {
                 if datagen::spec(d).is_none() {
@@ -149,28 +241,62 @@ fn main() -> Result<()> {
                     );
                 }
             }
-            let mut engs = Vec::new();
-            for e in split_list(&engines) {
-                engs.push(match e.as_str() {
-                    "ream" => measure::Engine::Ream,
-                    "calamine" => measure::Engine::Calamine,
-                    other => bail!("unknown engine {other:?} (ream, calamine)"),
-                });
-            }
+            let configs = parse_engines(&engines)?;
             xlsx::run(&xlsx::Suite {
                 dir,
                 datasets,
                 runs,
                 scale,
-                engines: engs,
+                configs,
                 timeout: Duration::from_secs(timeout_s),
                 json,
             })
         }
+        Cmd::Pdf(a) => pdfbench::run(&a),
         Cmd::Measure {
             engine,
             threads,
             file,
         } => std::process::exit(measure::run(engine, threads, &file)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use measure::Engine::{Calamine, CalamineCells, Ream, ReamStream};
+
+    #[test]
+    fn engines_expand_in_report_order() {
+        assert_eq!(
+            parse_engines("all").unwrap(),
+            [
+                (Ream, 1),
+                (Ream, 0),
+                (ReamStream, 1),
+                (Calamine, 1),
+                (Calamine, 0),
+                (CalamineCells, 1)
+            ]
+        );
+        assert_eq!(
+            parse_engines("calamine-cells, ream-stream,ream-1t,ream").unwrap(),
+            [(Ream, 1), (Ream, 0), (ReamStream, 1), (CalamineCells, 1)]
+        );
+        assert!(parse_engines("nope").is_err());
+        assert!(parse_engines(",").is_err());
+    }
+
+    #[test]
+    fn quick_flag_parses() {
+        let cli = Cli::try_parse_from(["ream-bench", "xlsx", "--quick"]).unwrap();
+        let Cmd::Xlsx {
+            quick, runs, scale, ..
+        } = cli.cmd
+        else {
+            panic!("not xlsx");
+        };
+        assert!(quick);
+        assert_eq!((runs, scale), (None, None));
     }
 }

@@ -8,7 +8,7 @@
 //! or `{"ok":false,"error":".."}` (and exits 1) when the engine fails.
 
 use anyhow::{Context, Result, anyhow, bail};
-use calamine::{Reader, Xlsx, open_workbook};
+use calamine::{DataRef, Reader, Xlsx, open_workbook, open_workbook_auto};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -18,17 +18,33 @@ use std::time::{Duration, Instant};
 pub enum Engine {
     /// `ream::Workbook::open` (whole-workbook open, then iterate every cell).
     Ream,
-    /// calamine's `Xlsx` reader: `worksheet_range` of every sheet, counting
+    /// `Workbook::open` with `load_cells(false)`, then `Workbook::rows` of
+    /// every sheet (streaming, constant memory), touching every cell.
+    ReamStream,
+    /// calamine's `worksheet_range` of every sheet (XLSX or ODS), counting
     /// non-empty cells; with N > 1 threads, one reader per thread.
     Calamine,
+    /// calamine's `Xlsx::worksheet_cells_reader` (`next_cell()` until the
+    /// end) of every sheet, counting non-empty cells; XLSX only.
+    CalamineCells,
 }
 
 impl Engine {
-    /// Lower-case name.
+    /// Name on the command line (`--engine`).
     pub fn as_str(self) -> &'static str {
         match self {
             Engine::Ream => "ream",
+            Engine::ReamStream => "ream-stream",
             Engine::Calamine => "calamine",
+            Engine::CalamineCells => "calamine-cells",
+        }
+    }
+    /// How the engine reads: `whole` (every sheet materialised) or `stream`
+    /// (row by row / cell by cell, bounded memory).
+    pub fn mode(self) -> &'static str {
+        match self {
+            Engine::Ream | Engine::Calamine => "whole",
+            Engine::ReamStream | Engine::CalamineCells => "stream",
         }
     }
 }
@@ -75,7 +91,9 @@ fn measure(engine: Engine, threads: usize, file: &Path) -> Result<Value> {
     let t0 = Instant::now();
     let out = match engine {
         Engine::Ream => run_ream(threads, file, &before),
+        Engine::ReamStream => run_ream_stream(file),
         Engine::Calamine => run_calamine(threads, file),
+        Engine::CalamineCells => run_calamine_cells(file),
     };
     let wall_s = t0.elapsed().as_secs_f64();
     let delta = ream_alloc::snapshot().since(&before);
@@ -172,12 +190,61 @@ fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Resul
     })
 }
 
-fn calamine_read(file: &Path, names: &[String]) -> Result<u64> {
-    let mut xl: Xlsx<_> =
-        open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
+fn run_ream_stream(file: &Path) -> Result<Outcome> {
+    let opts = ream::OpenOptions::new()
+        .threads(1)
+        .parallel(false)
+        .load_cells(false);
+    let wb = ream::Workbook::open(file, &opts).map_err(|e| anyhow!("ream: {e}"))?;
+    let (mut cells, mut checksum, mut rows_seen) = (0u64, 0u64, 0u64);
+    for i in 0..wb.sheets().len() {
+        let mut rows = wb.rows(i).map_err(|e| anyhow!("ream: sheet {i}: {e}"))?;
+        while let Some(row) = rows
+            .next_row()
+            .map_err(|e| anyhow!("ream: sheet {i}: {e}"))?
+        {
+            rows_seen += 1;
+            checksum = checksum.wrapping_add(u64::from(row.index()));
+            for c in row.cells() {
+                cells += 1;
+                checksum = checksum.wrapping_add(u64::from(c.row) ^ u64::from(c.col));
+                if let ream::sheet::Value::String(s) = c.value {
+                    checksum = checksum.wrapping_add(s.len() as u64);
+                }
+            }
+        }
+    }
+    let st = *wb.stats();
+    drop(wb);
+    Ok(Outcome {
+        cells,
+        // Streaming parses cells after the open: count every allocation.
+        allocs_for_cells: None,
+        threads_used: 1,
+        extra: json!({
+            "open_s": st.phase_a_s + st.phase_b_s + st.phase_c_s,
+            "rows": rows_seen,
+            "checksum": checksum,
+        }),
+    })
+}
+
+type AutoBook = calamine::Sheets<std::io::BufReader<std::fs::File>>;
+
+fn calamine_open(file: &Path) -> Result<AutoBook> {
+    // The format is picked from the extension (XLSX or ODS).
+    open_workbook_auto(file).with_context(|| format!("calamine: {}", file.display()))
+}
+
+/// `worksheet_range` of sheets `i` with `i % n == k`, counting non-empty
+/// cells.
+fn calamine_read(wb: &mut AutoBook, names: &[String], k: usize, n: usize) -> Result<u64> {
     let mut cells = 0u64;
-    for name in names {
-        let range = xl
+    for (i, name) in names.iter().enumerate() {
+        if i % n != k {
+            continue;
+        }
+        let range = wb
             .worksheet_range(name)
             .with_context(|| format!("calamine: sheet {name:?}"))?;
         cells += range.used_cells().count() as u64;
@@ -186,38 +253,17 @@ fn calamine_read(file: &Path, names: &[String]) -> Result<u64> {
 }
 
 fn run_calamine(threads: usize, file: &Path) -> Result<Outcome> {
-    let n = resolve_threads(threads);
-    if n <= 1 {
-        let xl: Xlsx<_> =
-            open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
-        let names = xl.sheet_names();
-        drop(xl);
-        let cells = calamine_read(file, &names)?;
-        return Ok(Outcome {
-            cells,
-            allocs_for_cells: None,
-            threads_used: 1,
-            extra: json!({}),
-        });
-    }
-    // One reader per thread: sheet i goes to thread i % n.
-    let xl: Xlsx<_> =
-        open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
-    let names = xl.sheet_names();
-    drop(xl);
-    let n = n.min(names.len()).max(1);
-    let mut shares: Vec<Vec<String>> = vec![Vec::new(); n];
-    for (i, name) in names.iter().enumerate() {
-        if let Some(share) = shares.get_mut(i % n) {
-            share.push(name.clone());
-        }
-    }
+    // Reader 0 is opened here (its sheet list caps the threads); threads
+    // 1..n open their own readers; sheet i goes to reader i % n.
+    let mut wb0 = calamine_open(file)?;
+    let names = wb0.sheet_names();
+    let n = resolve_threads(threads).min(names.len()).max(1);
+    let names = &names;
     let cells = std::thread::scope(|s| -> Result<u64> {
-        let handles: Vec<_> = shares
-            .iter()
-            .map(|share| s.spawn(move || calamine_read(file, share)))
+        let handles: Vec<_> = (1..n)
+            .map(|k| s.spawn(move || calamine_read(&mut calamine_open(file)?, names, k, n)))
             .collect();
-        let mut total = 0u64;
+        let mut total = calamine_read(&mut wb0, names, 0, n)?;
         for h in handles {
             total += h
                 .join()
@@ -229,6 +275,31 @@ fn run_calamine(threads: usize, file: &Path) -> Result<Outcome> {
         cells,
         allocs_for_cells: None,
         threads_used: n,
+        extra: json!({}),
+    })
+}
+
+fn run_calamine_cells(file: &Path) -> Result<Outcome> {
+    let mut xl: Xlsx<_> =
+        open_workbook(file).with_context(|| format!("calamine: {}", file.display()))?;
+    let mut cells = 0u64;
+    for name in xl.sheet_names() {
+        let mut reader = xl
+            .worksheet_cells_reader(&name)
+            .with_context(|| format!("calamine: sheet {name:?}"))?;
+        while let Some(c) = reader
+            .next_cell()
+            .with_context(|| format!("calamine: sheet {name:?}"))?
+        {
+            if !matches!(c.get_value(), DataRef::Empty) {
+                cells += 1;
+            }
+        }
+    }
+    Ok(Outcome {
+        cells,
+        allocs_for_cells: None,
+        threads_used: 1,
         extra: json!({}),
     })
 }

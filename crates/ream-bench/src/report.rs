@@ -83,9 +83,15 @@ pub fn median(xs: &[f64]) -> Option<f64> {
 }
 
 impl Row {
-    /// Short label such as `ream 1t` or `calamine 8t`.
+    /// Short label: `ream 1t`, `ream 8t`, `ream stream`, `calamine range
+    /// 1t`, `calamine range 8t`, `calamine cells`.
     pub fn label(&self) -> String {
-        format!("{} {}t", self.engine.as_str(), self.resolved_threads)
+        match self.engine {
+            Engine::Ream => format!("ream {}t", self.resolved_threads),
+            Engine::ReamStream => "ream stream".to_owned(),
+            Engine::Calamine => format!("calamine range {}t", self.resolved_threads),
+            Engine::CalamineCells => "calamine cells".to_owned(),
+        }
     }
     /// The sample with the median wall time (lower middle for even counts).
     fn median_sample(&self) -> Option<&Sample> {
@@ -111,7 +117,8 @@ impl Row {
         let s = self.result.as_ref().ok()?;
         s.iter().filter_map(|x| x.peak_rss_bytes).max()
     }
-    fn max_heap(&self) -> Option<u64> {
+    /// Largest sampled peak heap over the timed runs.
+    pub fn max_heap(&self) -> Option<u64> {
         let s = self.result.as_ref().ok()?;
         s.iter().map(|x| x.peak_heap_bytes).max()
     }
@@ -145,6 +152,8 @@ impl Row {
         json!({
             "dataset": self.dataset,
             "engine": self.engine.as_str(),
+            "label": self.label(),
+            "mode": self.engine.mode(),
             "threads": self.threads,
             "resolved_threads": self.resolved_threads,
             "threads_used": m.map(|s| s.threads_used),
@@ -165,7 +174,8 @@ impl Row {
             "note": self.note(rows),
         })
     }
-    fn cells_per_s(&self) -> Option<f64> {
+    /// Cells per second at the median wall time.
+    pub fn cells_per_s(&self) -> Option<f64> {
         let w = self.median_wall()?;
         let c = self.cells()?;
         (w > 0.0).then(|| c as f64 / w)
@@ -190,24 +200,30 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map(f).unwrap_or_else(|| "-".to_owned())
 }
 
-/// Wall-time ratios for one dataset.
+/// Wall-time ratios for one dataset (`None` where a side is missing).
 #[derive(Debug, Clone, Default)]
 pub struct Ratios {
-    /// calamine 1 thread / ream 1 thread.
+    /// calamine range 1 thread / ream 1 thread.
     pub cal1_over_ream1: Option<f64>,
     /// ream 1 thread / ream all threads.
     pub ream1_over_reamn: Option<f64>,
-    /// calamine N threads / ream all threads.
+    /// calamine range 1 thread / ream all threads.
+    pub cal1_over_reamn: Option<f64>,
+    /// calamine range N threads / ream all threads.
     pub caln_over_reamn: Option<f64>,
+    /// calamine cells reader / ream streaming rows.
+    pub cells_over_stream: Option<f64>,
+}
+
+/// The row of (`dataset`, `engine`, one thread or all).
+fn find<'a>(rows: &'a [Row], dataset: &str, e: Engine, one: bool) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.dataset == dataset && r.engine == e && (r.threads == 1) == one)
 }
 
 /// Computes the ratios of `dataset` from the rows.
 pub fn ratios(rows: &[Row], dataset: &str) -> Ratios {
-    let wall = |e: Engine, one: bool| {
-        rows.iter()
-            .find(|r| r.dataset == dataset && r.engine == e && (r.threads == 1) == one)
-            .and_then(Row::median_wall)
-    };
+    let wall = |e: Engine, one: bool| find(rows, dataset, e, one).and_then(Row::median_wall);
     let div = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) if b > 0.0 => Some(a / b),
         _ => None,
@@ -215,8 +231,116 @@ pub fn ratios(rows: &[Row], dataset: &str) -> Ratios {
     Ratios {
         cal1_over_ream1: div(wall(Engine::Calamine, true), wall(Engine::Ream, true)),
         ream1_over_reamn: div(wall(Engine::Ream, true), wall(Engine::Ream, false)),
+        cal1_over_reamn: div(wall(Engine::Calamine, true), wall(Engine::Ream, false)),
         caln_over_reamn: div(wall(Engine::Calamine, false), wall(Engine::Ream, false)),
+        cells_over_stream: div(
+            wall(Engine::CalamineCells, true),
+            wall(Engine::ReamStream, true),
+        ),
     }
+}
+
+/// One acceptance check of issue 3 that this run can evaluate.
+#[derive(Debug, Clone)]
+pub struct Check {
+    /// Dataset.
+    pub dataset: String,
+    /// What is compared.
+    pub what: String,
+    /// Measured value.
+    pub value: f64,
+    /// Target, e.g. `>= 1.5x`.
+    pub target: String,
+    /// Whether the value meets the target.
+    pub pass: bool,
+}
+
+/// The issue-3 acceptance checks the rows allow: giant (ream Nt vs 1t and vs
+/// calamine range, streaming peak heap, calamine cells vs ream stream),
+/// mixed (ream Nt vs 1t), and for an ODS dataset run together with its XLSX
+/// twin, ream's throughput per cell XLSX / ODS.
+pub fn checks(rows: &[Row], datasets: &[String], n: usize) -> Vec<Check> {
+    let mut out = Vec::new();
+    let mut push = |ds: &str, what: String, v: Option<f64>, min: Option<f64>, max: Option<f64>| {
+        let Some(v) = v else { return };
+        let (target, pass) = match (min, max) {
+            (Some(m), _) => (format!(">= {m}"), v >= m),
+            (None, Some(m)) => (format!("<= {m}"), v <= m),
+            (None, None) => return,
+        };
+        out.push(Check {
+            dataset: ds.to_owned(),
+            what,
+            value: v,
+            target,
+            pass,
+        });
+    };
+    for ds in datasets {
+        let x = ratios(rows, ds);
+        match ds.as_str() {
+            "giant" => {
+                push(
+                    ds,
+                    format!("ream 1t / ream {n}t"),
+                    x.ream1_over_reamn,
+                    Some(1.5),
+                    None,
+                );
+                push(
+                    ds,
+                    format!("calamine range 1t / ream {n}t"),
+                    x.cal1_over_reamn,
+                    Some(8.0),
+                    None,
+                );
+                let heap = find(rows, ds, Engine::ReamStream, true)
+                    .and_then(Row::max_heap)
+                    .map(|b| b as f64 / (1u64 << 20) as f64);
+                push(
+                    ds,
+                    "ream stream peak heap MiB".to_owned(),
+                    heap,
+                    None,
+                    Some(16.0),
+                );
+                push(
+                    ds,
+                    "calamine cells / ream stream".to_owned(),
+                    x.cells_over_stream,
+                    Some(4.0),
+                    None,
+                );
+            }
+            "mixed" => {
+                push(
+                    ds,
+                    format!("ream 1t / ream {n}t"),
+                    x.ream1_over_reamn,
+                    Some(1.8),
+                    None,
+                );
+            }
+            _ => {}
+        }
+        if let Some(base) = ds.strip_suffix("_ods")
+            && datasets.iter().any(|d| d == base)
+        {
+            let tput = |d: &str| find(rows, d, Engine::Ream, true).and_then(Row::cells_per_s);
+            let ratio = match (tput(base), tput(ds)) {
+                (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                _ => None,
+            };
+            push(
+                ds,
+                format!("ream 1t cells/s {base} / {ds}"),
+                ratio,
+                None,
+                Some(1.5),
+            );
+        }
+    }
+    out
 }
 
 fn table(header: &[&str], right: &[bool], body: &[Vec<String>]) -> String {
@@ -260,11 +384,13 @@ fn table(header: &[&str], right: &[bool], body: &[Vec<String>]) -> String {
     out
 }
 
-/// The Markdown report: one row per measurement, then the ratios.
-pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
+/// The Markdown report: one row per measurement, the ratios, then the
+/// acceptance checks this run allows. `n` is the thread count "all" means.
+pub fn markdown(rows: &[Row], datasets: &[String], n: usize) -> String {
     let header = [
         "dataset",
         "engine",
+        "mode",
         "thr used",
         "median s",
         "Mcells/s",
@@ -277,7 +403,7 @@ pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
         "note",
     ];
     let right = [
-        false, false, true, true, true, true, true, true, true, true, true, false,
+        false, false, false, true, true, true, true, true, true, true, true, true, false,
     ];
     let body: Vec<Vec<String>> = rows
         .iter()
@@ -287,6 +413,7 @@ pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
             vec![
                 r.dataset.clone(),
                 r.label(),
+                r.engine.mode().to_owned(),
                 opt(m.map(|s| s.threads_used), |t| t.to_string()),
                 opt(wall, |w| format!("{w:.4}")),
                 opt(r.cells_per_s(), |c| format!("{:.2}", c / 1e6)),
@@ -315,13 +442,18 @@ pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
         .collect();
     let mut out = table(&header, &right, &body);
     out.push('\n');
+    let h_ream1n = format!("ream 1t / ream {n}t");
+    let h_cal1n = format!("calamine range 1t / ream {n}t");
+    let h_calnn = format!("calamine range {n}t / ream {n}t");
     let rh = [
         "dataset",
-        "calamine 1t / ream 1t",
-        "ream 1t / ream Nt",
-        "calamine Nt / ream Nt",
+        "calamine range 1t / ream 1t",
+        h_ream1n.as_str(),
+        h_cal1n.as_str(),
+        h_calnn.as_str(),
+        "calamine cells / ream stream",
     ];
-    let rr = [false, true, true, true];
+    let rr = [false, true, true, true, true, true];
     let rb: Vec<Vec<String>> = datasets
         .iter()
         .map(|d| {
@@ -331,16 +463,32 @@ pub fn markdown(rows: &[Row], datasets: &[String]) -> String {
                 d.clone(),
                 f(x.cal1_over_ream1),
                 f(x.ream1_over_reamn),
+                f(x.cal1_over_reamn),
                 f(x.caln_over_reamn),
+                f(x.cells_over_stream),
             ]
         })
         .collect();
     out.push_str(&table(&rh, &rr, &rb));
+    let cs = checks(rows, datasets, n);
+    if !cs.is_empty() {
+        out.push_str("\nIssue 3 acceptance (this run):\n\n");
+        for c in &cs {
+            out.push_str(&format!(
+                "- {}: {} = {:.2} (target {}) {}\n",
+                c.dataset,
+                c.what,
+                c.value,
+                c.target,
+                if c.pass { "PASS" } else { "FAIL" }
+            ));
+        }
+    }
     out
 }
 
 /// The JSON report.
-pub fn to_json(rows: &[Row], datasets: &[String], meta: Value) -> Value {
+pub fn to_json(rows: &[Row], datasets: &[String], n: usize, meta: Value) -> Value {
     let ratios: Vec<Value> = datasets
         .iter()
         .map(|d| {
@@ -349,7 +497,21 @@ pub fn to_json(rows: &[Row], datasets: &[String], meta: Value) -> Value {
                 "dataset": d,
                 "calamine_1t_over_ream_1t": x.cal1_over_ream1,
                 "ream_1t_over_ream_nt": x.ream1_over_reamn,
+                "calamine_1t_over_ream_nt": x.cal1_over_reamn,
                 "calamine_nt_over_ream_nt": x.caln_over_reamn,
+                "calamine_cells_over_ream_stream": x.cells_over_stream,
+            })
+        })
+        .collect();
+    let checks: Vec<Value> = checks(rows, datasets, n)
+        .into_iter()
+        .map(|c| {
+            json!({
+                "dataset": c.dataset,
+                "what": c.what,
+                "value": c.value,
+                "target": c.target,
+                "pass": c.pass,
             })
         })
         .collect();
@@ -357,6 +519,7 @@ pub fn to_json(rows: &[Row], datasets: &[String], meta: Value) -> Value {
         "meta": meta,
         "rows": rows.iter().map(|r| r.to_json(rows)).collect::<Vec<_>>(),
         "ratios": ratios,
+        "checks": checks,
     })
 }
 
@@ -369,5 +532,78 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(median(&[]), None);
+    }
+
+    fn row(ds: &str, engine: Engine, threads: usize, wall: f64, heap: u64) -> Row {
+        let sample = Sample {
+            wall_s: wall,
+            cpu_s: Some(wall),
+            cells: 100,
+            allocs: 10,
+            allocs_le32: 5,
+            allocs_per_cell: Some(0.1),
+            peak_heap_bytes: heap,
+            peak_rss_bytes: Some(heap),
+            threads_used: 1,
+            extra: Value::Null,
+        };
+        Row {
+            dataset: ds.to_owned(),
+            engine,
+            threads,
+            resolved_threads: if threads == 0 { 2 } else { threads },
+            result: Ok(vec![sample]),
+            expected_cells: 100,
+        }
+    }
+
+    #[test]
+    fn labels_ratios_checks() {
+        let mib = 1u64 << 20;
+        let rows = vec![
+            row("giant", Engine::Ream, 1, 4.0, mib),
+            row("giant", Engine::Ream, 0, 2.0, mib),
+            row("giant", Engine::ReamStream, 1, 3.0, 20 * mib),
+            row("giant", Engine::Calamine, 1, 20.0, mib),
+            row("giant", Engine::Calamine, 0, 19.0, mib),
+            row("giant", Engine::CalamineCells, 1, 15.0, mib),
+            row("mixed", Engine::Ream, 1, 4.0, mib),
+            row("mixed", Engine::Ream, 0, 2.5, mib),
+        ];
+        let labels: Vec<String> = rows.iter().map(Row::label).collect();
+        assert_eq!(
+            labels.get(..6).unwrap(),
+            [
+                "ream 1t",
+                "ream 2t",
+                "ream stream",
+                "calamine range 1t",
+                "calamine range 2t",
+                "calamine cells"
+            ]
+        );
+        let r = ratios(&rows, "giant");
+        assert_eq!(r.ream1_over_reamn, Some(2.0));
+        assert_eq!(r.cal1_over_ream1, Some(5.0));
+        assert_eq!(r.cal1_over_reamn, Some(10.0));
+        assert_eq!(r.cells_over_stream, Some(5.0));
+        let ds = vec!["giant".to_owned(), "mixed".to_owned()];
+        let cs = checks(&rows, &ds, 2);
+        let verdicts: Vec<(String, bool)> = cs.iter().map(|c| (c.what.clone(), c.pass)).collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("ream 1t / ream 2t".to_owned(), true),
+                ("calamine range 1t / ream 2t".to_owned(), true),
+                ("ream stream peak heap MiB".to_owned(), false),
+                ("calamine cells / ream stream".to_owned(), true),
+                ("ream 1t / ream 2t".to_owned(), false),
+            ]
+        );
+        let md = markdown(&rows, &ds, 2);
+        assert!(md.contains("| giant   | ream stream "));
+        assert!(md.contains("- giant: ream stream peak heap MiB = 20.00 (target <= 16) FAIL"));
+        let j = to_json(&rows, &ds, 2, Value::Null);
+        assert_eq!(j["checks"].as_array().map(Vec::len), Some(5));
     }
 }

@@ -1,5 +1,7 @@
-//! The `xlsx` suite: ream vs calamine, 1 thread and all threads, each
-//! measurement in a fresh child process.
+//! The `xlsx` suite: ream (whole workbook on 1 and all threads, streaming
+//! rows) vs calamine (`worksheet_range` on 1 and all threads, the XLSX cells
+//! reader), each measurement in a fresh child process. ODS datasets run
+//! through the same engines where they apply.
 
 use crate::datagen;
 use crate::measure::{Engine, resolve_threads};
@@ -22,8 +24,8 @@ pub struct Suite {
     pub runs: usize,
     /// Dataset scale (selects `NAME-sF.xlsx` files below 1.0).
     pub scale: f64,
-    /// Engines to run.
-    pub engines: Vec<Engine>,
+    /// Configurations to run: (engine, threads requested; 0 = all).
+    pub configs: Vec<(Engine, usize)>,
     /// Per-child time limit.
     pub timeout: Duration,
     /// Print JSON instead of Markdown.
@@ -43,27 +45,33 @@ pub fn run(s: &Suite) -> Result<()> {
         // first, then run k of every configuration) so background load on a
         // shared machine hits all engines alike.
         let first = rows.len();
-        for &engine in &s.engines {
-            for threads in [1usize, 0] {
-                let warm = run_child(engine, threads, &g.path, s.timeout)
-                    .map(|_| Vec::new())
-                    .map_err(|e| format!("{e:#}"));
-                if let Err(e) = &warm {
-                    eprintln!(
-                        "{ds} {} {}t: {e}",
-                        engine.as_str(),
-                        resolve_threads(threads)
-                    );
-                }
-                rows.push(Row {
-                    dataset: ds.clone(),
-                    engine,
-                    threads,
-                    resolved_threads: resolve_threads(threads),
-                    result: warm,
-                    expected_cells: g.cells,
-                });
+        for &(engine, threads) in &s.configs {
+            if g.kind == datagen::FileKind::Ods && !applies_to_ods(engine, threads) {
+                eprintln!(
+                    "{ds}: skipping {} {}t (not meaningful for ODS)",
+                    engine.as_str(),
+                    resolve_threads(threads)
+                );
+                continue;
             }
+            let warm = run_child(engine, threads, &g.path, s.timeout)
+                .map(|_| Vec::new())
+                .map_err(|e| format!("{e:#}"));
+            if let Err(e) = &warm {
+                eprintln!(
+                    "{ds} {} {}t: {e}",
+                    engine.as_str(),
+                    resolve_threads(threads)
+                );
+            }
+            rows.push(Row {
+                dataset: ds.clone(),
+                engine,
+                threads,
+                resolved_threads: resolve_threads(threads),
+                result: warm,
+                expected_cells: g.cells,
+            });
         }
         for k in 0..s.runs.max(1) {
             eprint!("{ds:<10} run {}/{}:", k + 1, s.runs.max(1));
@@ -95,7 +103,7 @@ pub fn run(s: &Suite) -> Result<()> {
         });
         println!(
             "{}",
-            serde_json::to_string_pretty(&report::to_json(&rows, &s.datasets, meta))?
+            serde_json::to_string_pretty(&report::to_json(&rows, &s.datasets, n, meta))?
         );
     } else {
         println!(
@@ -104,9 +112,19 @@ pub fn run(s: &Suite) -> Result<()> {
             n,
             s.runs
         );
-        print!("{}", report::markdown(&rows, &s.datasets));
+        print!("{}", report::markdown(&rows, &s.datasets, n));
     }
     Ok(())
+}
+
+/// calamine's cells reader is XLSX-only, and its ODS reader parses every
+/// sheet at open, so "one reader per thread" would parse the file N times.
+fn applies_to_ods(engine: Engine, threads: usize) -> bool {
+    match engine {
+        Engine::CalamineCells => false,
+        Engine::Calamine => resolve_threads(threads) <= 1,
+        Engine::Ream | Engine::ReamStream => true,
+    }
 }
 
 /// `ream-bench ARGS..` as typed (program path shortened).

@@ -10,11 +10,15 @@
 //! [`source`] module offers four [`ByteSource`]s behind one trait: whole
 //! mapping, a sliding-window mapping, a read-ahead buffer and plain
 //! positioned reads, each counting its syscalls and maps ([`IoCounters`]).
+//!
+//! For writers, [`fs`] wraps exclusive locks, kernel-side copies
+//! (`copy_file_range`), unbuffered output and aligned buffers.
 
 #![deny(unsafe_code)]
 
 mod bytes;
 mod error;
+pub mod fs;
 pub mod source;
 
 pub use bytes::{Bytes, MapMode};

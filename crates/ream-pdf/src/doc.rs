@@ -2,15 +2,15 @@
 
 use crate::error::{Error, Result, Warning};
 use crate::filters;
+use crate::index::Index;
 use crate::object::{Dict, ObjRef, Object, Stream};
 use crate::objstm::{Cache, ObjStm};
 use crate::options::PdfOptions;
 use crate::reader::Reader;
 use crate::revisions::{Revision, revisions};
-use crate::xref::{XrefEntry, chain, repair};
+use crate::xref::{XrefEntry, XrefKind, chain, repair};
 use ream_io::{ByteSource, Bytes, ErrorKind, IoCounters, MapSource, SourceKind, open_source};
-use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -35,12 +35,17 @@ pub struct Pdf {
     dropped_warnings: AtomicU64,
     revisions: Vec<Revision>,
     encrypted: bool,
+    /// The file it was opened from (`None` for buffers and other sources).
+    path: Option<PathBuf>,
+    /// Offset and syntax of the newest xref section (`startxref`); `None`
+    /// when the index was rebuilt from scratch.
+    newest: Option<(u64, XrefKind)>,
 }
 
 /// The merged index and trailer (replaced as a whole by a repair).
 #[derive(Debug, Default)]
 pub(crate) struct State {
-    pub entries: HashMap<u32, XrefEntry>,
+    pub entries: Index,
     pub trailer: Dict,
     pub repaired: bool,
 }
@@ -48,8 +53,11 @@ pub(crate) struct State {
 impl Pdf {
     /// Opens `path` with the byte source chosen in `opts`.
     pub fn open(path: impl AsRef<Path>, opts: &PdfOptions) -> Result<Pdf> {
+        let path = path.as_ref();
         let src = open_source(path, &opts.source)?;
-        Pdf::from_source(src, opts)
+        let mut pdf = Pdf::from_source(src, opts)?;
+        pdf.path = Some(path.to_path_buf());
+        Ok(pdf)
     }
 
     /// Reads a PDF held in memory.
@@ -73,13 +81,21 @@ impl Pdf {
         let version = header_version(&reader, opts.strict, &mut warnings)?;
         let loaded = chain::startxref(&reader).and_then(|s| chain::load(&reader, s, &mut warnings));
         let mut suspicious = false;
+        let mut newest = None;
         let (state, revs) = match loaded {
             Ok((sections, looped)) => {
                 suspicious = looped;
+                newest = sections.first().map(|s| (s.offset, s.kind));
                 let revs = revisions(&reader, &sections);
                 (merge(&sections, opts.limits.max_objects)?, revs)
             }
-            Err(e) if opts.strict || e.kind() == ErrorKind::Io => return Err(e),
+            Err(e)
+                if opts.strict
+                    || e.kind() == ErrorKind::Io
+                    || e.kind() == ErrorKind::LimitExceeded =>
+            {
+                return Err(e);
+            }
             Err(e) => {
                 warnings.push(Warning::from_error(
                     "cross-reference data unreadable, rebuilt by scanning",
@@ -102,6 +118,8 @@ impl Pdf {
             dropped_warnings: AtomicU64::new(0),
             revisions: revs,
             encrypted: false,
+            path: None,
+            newest,
         };
         for w in warnings {
             pdf.warn(w);
@@ -205,6 +223,19 @@ impl Pdf {
         &self.revisions
     }
 
+    /// The file this document was opened from (`None` for in-memory
+    /// buffers and other byte sources).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Offset and syntax of the newest cross-reference section (the one
+    /// `startxref` points at); `None` when the index was rebuilt by
+    /// scanning from scratch.
+    pub fn newest_xref(&self) -> Option<(u64, XrefKind)> {
+        self.newest
+    }
+
     /// The I/O counters of the byte source.
     pub fn io_counters(&self) -> IoCounters {
         self.reader.src.counters()
@@ -237,8 +268,8 @@ impl Pdf {
         let mut v: Vec<u32> = st
             .entries
             .iter()
-            .filter(|(_, e)| **e != XrefEntry::Free)
-            .map(|(n, _)| *n)
+            .filter(|(_, e)| *e != XrefEntry::Free)
+            .map(|(n, _)| n)
             .collect();
         v.sort_unstable();
         v
@@ -407,13 +438,55 @@ impl Pdf {
         Ok(o)
     }
 
-    pub(crate) fn stream_in(
+    /// Where the raw data of stream `s` lies: `(offset, length)`, the
+    /// declared `/Length` when `endstream` follows it, else the length
+    /// found by scanning (with a warning).
+    pub fn stream_range(&self, s: &Stream) -> Result<(u64, u64)> {
+        let st = self.read_state();
+        self.stream_range_in(&st, s, 0)
+    }
+
+    /// Runs `f` on consecutive chunks (at most `chunk` bytes each) of the
+    /// raw data of stream `s`, without holding it all in memory.
+    pub fn stream_chunks(
         &self,
-        st: &State,
         s: &Stream,
-        decoded: bool,
-        depth: u32,
-    ) -> Result<Vec<u8>> {
+        chunk: usize,
+        f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> Result<u64> {
+        let (off, len) = self.stream_range(s)?;
+        self.raw_chunks(off, len, chunk, f)?;
+        Ok(len)
+    }
+
+    /// Runs `f` on consecutive chunks of the file's bytes `off..off + len`.
+    pub(crate) fn raw_chunks(
+        &self,
+        off: u64,
+        len: u64,
+        chunk: usize,
+        f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> Result<()> {
+        let chunk = chunk.max(1) as u64;
+        let mut at = 0u64;
+        while at < len {
+            let n = (len - at).min(chunk) as usize;
+            let mut res = Ok(());
+            let mut got = 0usize;
+            self.reader.src.read_with(off + at, n, &mut |b| {
+                got = b.len();
+                res = f(b);
+            })?;
+            res?;
+            if got == 0 {
+                return Err(Error::malformed(off + at, "stream data ends early"));
+            }
+            at += got as u64;
+        }
+        Ok(())
+    }
+
+    fn stream_range_in(&self, st: &State, s: &Stream, depth: u32) -> Result<(u64, u64)> {
         let length = match s.dict.get(b"Length") {
             Some(Object::Int(n)) => u64::try_from(*n).ok(),
             Some(Object::Ref(r)) => self
@@ -430,6 +503,17 @@ impl Pdf {
                 ..Warning::new(w)
             });
         }
+        Ok((s.data_offset, len))
+    }
+
+    pub(crate) fn stream_in(
+        &self,
+        st: &State,
+        s: &Stream,
+        decoded: bool,
+        depth: u32,
+    ) -> Result<Vec<u8>> {
+        let (_, len) = self.stream_range_in(st, s, depth)?;
         let n = usize::try_from(len).map_err(|_| Error::limit("stream longer than memory"))?;
         if !decoded {
             return self.reader.src_with(s.data_offset, n, <[u8]>::to_vec);
@@ -491,10 +575,13 @@ impl Pdf {
                 continue;
             };
             for (i, &(member, _)) in s.entries.iter().enumerate() {
-                st.entries.entry(member).or_insert(XrefEntry::InStream {
-                    stream: num,
-                    index: u32::try_from(i).unwrap_or(u32::MAX),
-                });
+                st.entries.insert_if_absent(
+                    member,
+                    XrefEntry::InStream {
+                        stream: num,
+                        index: u32::try_from(i).unwrap_or(u32::MAX),
+                    },
+                );
             }
         }
         st.trailer = self.repaired_trailer(&st, &guard.trailer, &scan);
@@ -556,10 +643,19 @@ impl Pdf {
 /// Merges sections (newest first): the first section naming an object
 /// wins; trailers merge the same way.
 fn merge(sections: &[crate::xref::Section], max_objects: u64) -> Result<State> {
-    let mut st = State::default();
+    let count: usize = sections.iter().map(|s| s.entries.len()).sum();
+    let hint = sections
+        .iter()
+        .flat_map(|s| s.entries.iter().map(|(n, _)| *n as usize + 1))
+        .max()
+        .unwrap_or(0);
+    let mut st = State {
+        entries: Index::with_hint(hint, count),
+        ..State::default()
+    };
     for s in sections {
         for &(num, e) in &s.entries {
-            st.entries.entry(num).or_insert(e);
+            st.entries.insert_if_absent(num, e);
         }
         if st.entries.len() as u64 > max_objects {
             return Err(Error::limit(format!(

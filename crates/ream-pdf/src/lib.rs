@@ -13,10 +13,15 @@
 //! ([`Pdf::warnings`] says so); [`PdfOptions::strict`] refuses instead.
 //! Every stream filter runs under a decode budget, nesting is bounded,
 //! and every limit is a field of [`PdfLimits`].
+//!
+//! Writes ([`write`]): incremental updates that append a revision and
+//! never touch the original bytes ([`Pdf::update`]), and full rewrites
+//! through large sequential buffers ([`Pdf::rewrite`]).
 
 mod doc;
 mod error;
 mod filters;
+mod index;
 mod info;
 mod lexer;
 mod object;
@@ -28,6 +33,7 @@ mod reader;
 mod revisions;
 mod syntax;
 mod text;
+pub mod write;
 mod xref;
 
 pub use doc::Pdf;
@@ -36,7 +42,10 @@ pub use info::InfoValue;
 pub use object::{Dict, ObjRef, Object, Stream};
 pub use options::{PdfLimits, PdfOptions};
 pub use pages::{Page, Rect};
+/// Copy methods reported by [`UpdateReport`].
+pub use ream_io::fs::CopyMethod;
 pub use ream_io::{ErrorKind, IoCounters, SourceKind, SourceOptions};
 pub use revisions::Revision;
 pub use text::decode_text;
+pub use write::{RewriteOptions, RewriteReport, Update, UpdateReport};
 pub use xref::{XrefEntry, XrefKind};

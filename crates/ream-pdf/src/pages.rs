@@ -3,8 +3,9 @@
 use crate::doc::Pdf;
 use crate::error::{Error, Result, Warning};
 use crate::object::{Dict, ObjRef, Object};
+use crate::xref::XrefEntry;
 use ream_io::ErrorKind;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// A rectangle `[llx lly urx ury]` as written.
 pub type Rect = [f64; 4];
@@ -73,6 +74,7 @@ impl Pdf {
             return Ok(Vec::new());
         };
         let lim = self.opts.limits;
+        let mut cache = self.prefetch_tree(&root);
         let mut pages = Vec::new();
         let mut seen_nodes = HashSet::new();
         let mut seen_leaves = HashSet::new();
@@ -87,7 +89,11 @@ impl Pdf {
             *i += 1;
             let (inh, depth) = (*inh, *depth);
             let r = kid.as_ref();
-            let node = match self.resolve(&kid) {
+            let fetched = match r.and_then(|r| cache.remove(&r)) {
+                Some(f) => f,
+                None => self.resolve(&kid),
+            };
+            let node = match fetched {
                 Ok(Object::Dict(d)) => d,
                 Ok(o) => {
                     self.warn(Warning {
@@ -194,6 +200,67 @@ impl Pdf {
         Ok(pages)
     }
 
+    /// Reads the page tree level by level before the walk, each level in
+    /// file order (object streams by container, then index), keeping only
+    /// the keys the walk uses. The walk then visits the tree in page order
+    /// without jumping between the node region and the page region of the
+    /// file: a handful of sliding-window remaps and sequential reads
+    /// instead of two jumps per leaf node. Bounded by `max_page_depth`
+    /// levels and `max_pages` objects; what is not prefetched (inline
+    /// kids, references to references, anything past the bounds) is read
+    /// by the walk itself.
+    fn prefetch_tree(&self, root: &Object) -> HashMap<ObjRef, Result<Object>> {
+        let lim = self.opts.limits;
+        let mut cache: HashMap<ObjRef, Result<Object>> = HashMap::new();
+        let mut level: Vec<ObjRef> = root.as_ref().into_iter().collect();
+        let cap = usize::try_from(lim.max_pages.saturating_add(1)).unwrap_or(usize::MAX);
+        for _ in 0..=lim.max_page_depth {
+            if level.is_empty() {
+                break;
+            }
+            let mut keyed: Vec<((u64, u64), ObjRef)> =
+                level.iter().map(|r| (self.file_order(r.num), *r)).collect();
+            keyed.sort_unstable();
+            keyed.dedup_by_key(|(_, r)| *r);
+            let mut next = Vec::new();
+            for (_, r) in keyed {
+                if cache.contains_key(&r) {
+                    continue;
+                }
+                if cache.len() >= cap {
+                    return cache;
+                }
+                let got = match self.object(r) {
+                    Ok(Object::Dict(d)) => {
+                        if let Some(Object::Array(kids)) = d.get(b"Kids") {
+                            next.extend(kids.iter().filter_map(Object::as_ref));
+                        }
+                        Ok(Object::Dict(trim(&d)))
+                    }
+                    // References to references and non-dictionaries: the
+                    // walk resolves and reports them itself.
+                    Ok(_) => continue,
+                    Err(e) => Err(e),
+                };
+                cache.insert(r, got);
+            }
+            level = next;
+        }
+        cache
+    }
+
+    /// Where object `num` sits in the file, for sorting reads.
+    fn file_order(&self, num: u32) -> (u64, u64) {
+        match self.xref_entry(num) {
+            Some(XrefEntry::InFile { offset, .. }) => (offset, 0),
+            Some(XrefEntry::InStream { stream, index }) => match self.xref_entry(stream) {
+                Some(XrefEntry::InFile { offset, .. }) => (offset, u64::from(index) + 1),
+                _ => (u64::MAX, u64::from(num)),
+            },
+            _ => (u64::MAX, u64::from(num)),
+        }
+    }
+
     /// The root of the page tree: the catalog's `/Pages` when it is a
     /// `/Pages` node (has `/Kids` or that type), else the first such node
     /// up its `/Parent` chain (as qpdf does). `None`, with a warning, when
@@ -243,6 +310,7 @@ impl Pdf {
     }
 
     fn inherit(&self, d: &Dict, mut inh: Inherited) -> Inherited {
+        // (Reads only the keys `trim` keeps.)
         if let Some(r) = self.rect(d, b"MediaBox") {
             inh.media_box = Some(r);
         }
@@ -271,4 +339,15 @@ impl Pdf {
         }
         Some(r)
     }
+}
+
+/// The keys of a page tree node or page the walk uses.
+fn trim(d: &Dict) -> Dict {
+    let mut out = Dict::new();
+    for key in [&b"Type"[..], b"Kids", b"MediaBox", b"CropBox", b"Rotate"] {
+        if let Some(v) = d.get(key) {
+            out.insert(key.to_vec(), v.clone());
+        }
+    }
+    out
 }

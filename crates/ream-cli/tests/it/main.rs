@@ -10,6 +10,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod pdf;
+
 const BIN: &str = env!("CARGO_BIN_EXE_ream");
 
 /// A fresh empty folder for one test.
@@ -233,13 +235,19 @@ fn demo_runs_in_a_temp_dir() {
     assert_ok(&o);
     let text = stdout(&o);
     assert!(dir.join("demo-data/demo.xlsx").is_file());
+    assert!(dir.join("demo-data/demo.pdf").is_file());
     assert!(text.contains("xlsx"), "{text}");
+    assert!(text.contains("== pdf:"), "{text}");
     assert!(!text.contains("WARNING"), "{text}");
     // Deterministic output file.
     let first = std::fs::read(dir.join("demo-data/demo.xlsx")).unwrap();
     let o = ream(&["demo", "--dir", "again"], &dir);
     assert_ok(&o);
     assert_eq!(first, std::fs::read(dir.join("again/demo.xlsx")).unwrap());
+    assert_eq!(
+        std::fs::read(dir.join("demo-data/demo.pdf")).unwrap(),
+        std::fs::read(dir.join("again/demo.pdf")).unwrap()
+    );
 }
 
 #[test]

@@ -43,6 +43,9 @@ pub(crate) fn scan(r: &Reader) -> Result<Scan> {
                 if i < lead || i >= own_end {
                     continue;
                 }
+                if s.objects.len() as u64 > r.limits.max_objects {
+                    break;
+                }
                 if let Some((num, generation, at)) = header_before(b, i)
                     && b.get(i + 3).is_none_or(|c| !is_regular(*c))
                 {
@@ -70,6 +73,12 @@ pub(crate) fn scan(r: &Reader) -> Result<Scan> {
                 }
             }
         })?;
+        if s.objects.len() as u64 > r.limits.max_objects {
+            return Err(crate::error::Error::limit(format!(
+                "repair scan found more than max_objects ({}) objects",
+                r.limits.max_objects
+            )));
+        }
         start += CHUNK as u64;
     }
     for at in trailer_at {

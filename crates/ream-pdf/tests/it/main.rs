@@ -12,5 +12,7 @@
 mod conformance;
 mod fixtures;
 mod hostile;
+mod limits;
 mod sources;
+mod write;
 mod writer;

@@ -389,7 +389,12 @@ fn zip_that_is_not_a_workbook() {
         ("mimetype", "application/vnd.oasis.opendocument.spreadsheet"),
         ("content.xml", "<x/>"),
     ]);
-    check(&fail(ods), ErrorKind::Unsupported, Some("content.xml"), "ODS");
+    check(
+        &fail(ods),
+        ErrorKind::Unsupported,
+        Some("content.xml"),
+        "ODS",
+    );
 }
 
 #[test]
