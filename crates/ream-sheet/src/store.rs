@@ -113,6 +113,13 @@ impl CellStore {
             .unwrap_or("")
     }
 
+    /// Formula `i` of the table, as (row, col, text).
+    #[inline]
+    pub fn formula_at(&self, i: usize) -> Option<(u32, u32, &str)> {
+        let f = self.formulas.get(i)?;
+        Some((f.row, f.col, self.arena_str(f.off, f.len)))
+    }
+
     fn formula_of(&self, row: u32, col: u32) -> Option<&str> {
         let i = self
             .formulas
@@ -124,6 +131,19 @@ impl CellStore {
 
     /// Decodes one raw cell into the public view.
     pub fn view(&self, c: &RawCell) -> Cell<'_> {
+        let formula = if c.aux & AUX_FORMULA != 0 {
+            self.formula_of(c.row, u32::from(c.col))
+        } else {
+            None
+        };
+        self.view_with(c, formula)
+    }
+
+    /// Like [`view`](Self::view), with the formula text already found
+    /// (sequential readers walk the formula table alongside the cells
+    /// instead of searching it per cell).
+    #[inline]
+    pub fn view_with<'s>(&'s self, c: &RawCell, formula: Option<&'s str>) -> Cell<'s> {
         let value = match c.tag {
             T_NUMBER => Value::Number(f64::from_bits(c.bits)),
             T_SST => Value::String(self.sst.get(c.bits as usize).unwrap_or("")),
@@ -135,11 +155,6 @@ impl CellStore {
                 kind: date_kind_from(c.aux),
                 date_1904: self.date_1904,
             }),
-        };
-        let formula = if c.aux & AUX_FORMULA != 0 {
-            self.formula_of(c.row, u32::from(c.col))
-        } else {
-            None
         };
         Cell {
             row: c.row,

@@ -62,6 +62,7 @@ impl Sheet {
         Cells {
             store: &self.store,
             inner: self.store.cells.iter(),
+            next_formula: 0,
         }
     }
     /// The cell at 0-based (row, col), if non-empty.
@@ -129,12 +130,32 @@ impl Sheet {
 pub struct Cells<'a> {
     store: &'a CellStore,
     inner: std::slice::Iter<'a, RawCell>,
+    /// Cursor into the formula table, which is sorted like the cells: each
+    /// formula is found by walking forward, not by a search per cell.
+    next_formula: usize,
 }
 
 impl<'a> Iterator for Cells<'a> {
     type Item = Cell<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Cell<'a>> {
-        self.inner.next().map(|c| self.store.view(c))
+        let c = self.inner.next()?;
+        if c.aux & crate::store::AUX_FORMULA == 0 {
+            return Some(self.store.view_with(c, None));
+        }
+        let key = (c.row, u32::from(c.col));
+        let mut formula = None;
+        while let Some((row, col, text)) = self.store.formula_at(self.next_formula) {
+            if (row, col) > key {
+                break;
+            }
+            self.next_formula += 1;
+            if (row, col) == key {
+                formula = Some(text);
+                break;
+            }
+        }
+        Some(self.store.view_with(c, formula))
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.inner.size_hint()
