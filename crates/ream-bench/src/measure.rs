@@ -140,10 +140,13 @@ fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Resul
     // Read every cell so both engines do comparable work (calamine builds
     // a dense range of typed values). With N threads the sheets are visited
     // on N threads, dealt round-robin like calamine's per-thread readers.
-    let visit = |sheets: Vec<&ream::sheet::Sheet>| {
+    // With N threads the cells are visited on N threads: every sheet is
+    // split into N runs (`Sheet::cells_split`) and the runs are dealt
+    // round-robin, so one giant sheet is read on all threads too.
+    let visit = |runs: Vec<ream::sheet::Cells<'_>>| {
         let (mut cells, mut checksum) = (0u64, 0u64);
-        for sheet in sheets {
-            for c in sheet.cells() {
+        for run in runs {
+            for c in run {
                 cells += 1;
                 checksum = checksum.wrapping_add(u64::from(c.row) ^ u64::from(c.col));
                 if let ream::sheet::Value::String(s) = c.value {
@@ -153,11 +156,12 @@ fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Resul
         }
         (cells, checksum)
     };
-    let n = resolve_threads(threads).min(wb.sheets().len()).max(1);
-    let mut shares: Vec<Vec<&ream::sheet::Sheet>> = vec![Vec::new(); n];
-    for (i, sheet) in wb.sheets().iter().enumerate() {
+    let n = resolve_threads(threads).max(1);
+    let mut shares: Vec<Vec<ream::sheet::Cells<'_>>> = (0..n).map(|_| Vec::new()).collect();
+    let runs = wb.sheets().iter().flat_map(|sheet| sheet.cells_split(n));
+    for (i, run) in runs.enumerate() {
         if let Some(share) = shares.get_mut(i % n) {
-            share.push(sheet);
+            share.push(run);
         }
     }
     let (cells, checksum) = if n == 1 {

@@ -103,7 +103,9 @@ impl<'a> Board<'a> {
     /// Parses one chunk and files its result.
     fn run(&self, task: ChunkTask<'a>) {
         let t = Instant::now();
-        let mut p = SheetParser::for_chunk(task.ctx).starting_at(task.offset);
+        let mut p = SheetParser::for_chunk(task.ctx)
+            .starting_at(task.offset)
+            .reserve_for(task.bytes.len() as u64);
         let res = p
             .feed(&task.bytes, true)
             .and_then(|_| p.finish_chunk(task.last));
@@ -368,7 +370,11 @@ fn chunk_and_join<'a>(
             }
             continue;
         };
-        let rest = acc.split_off(cut);
+        // The chunk keeps the big buffer; the carried partial row moves to a
+        // fresh buffer sized for the next chunk (no regrowth copies).
+        let mut rest = Vec::with_capacity(chunk + step);
+        rest.extend_from_slice(acc.get(cut..).unwrap_or_default());
+        acc.truncate(cut);
         let bytes = std::mem::replace(&mut acc, rest);
         let len = bytes.len() as u64;
         board.push(ChunkTask {

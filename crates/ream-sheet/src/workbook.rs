@@ -65,6 +65,30 @@ impl Sheet {
             next_formula: 0,
         }
     }
+    /// The cells split into `parts` iterators over consecutive runs of about
+    /// equal length (row-major order is kept within and across the parts),
+    /// for consumers that visit one big sheet on several threads. Fewer
+    /// parts come back when the sheet has fewer cells; `parts` 0 is 1.
+    pub fn cells_split(&self, parts: usize) -> Vec<Cells<'_>> {
+        let cells = self.store.cells.as_slice();
+        let per = cells.len().div_ceil(parts.max(1)).max(1);
+        cells
+            .chunks(per)
+            .map(|run| {
+                let next_formula = run.first().map_or(0, |c| {
+                    let key = (c.row, u32::from(c.col));
+                    self.store
+                        .formulas
+                        .partition_point(|f| (f.row, f.col) < key)
+                });
+                Cells {
+                    store: &self.store,
+                    inner: run.iter(),
+                    next_formula,
+                }
+            })
+            .collect()
+    }
     /// The cell at 0-based (row, col), if non-empty.
     pub fn get(&self, row: u32, col: u32) -> Option<Cell<'_>> {
         self.store.get(row, col)

@@ -47,3 +47,16 @@ fn parallel_serial_threads_file_and_bytes_agree() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn cells_split_concatenates_to_cells() {
+    let wb = Workbook::from_bytes(typed_workbook(), &OpenOptions::new()).unwrap();
+    for s in wb.sheets() {
+        let all: Vec<_> = s.cells().collect();
+        for parts in [0, 1, 2, 3, 7, 1000] {
+            let joined: Vec<_> = s.cells_split(parts).into_iter().flatten().collect();
+            assert_eq!(joined, all, "{} parts", parts);
+            assert!(s.cells_split(parts).len() <= parts.max(1));
+        }
+    }
+}
