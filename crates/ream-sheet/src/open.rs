@@ -51,6 +51,20 @@ pub(crate) fn read_part(archive: &Archive, name: &str) -> Result<Option<Vec<u8>>
     }
 }
 
+/// One warning per part name the package holds more than once.
+pub(crate) fn duplicate_warnings(archive: &Archive) -> Vec<Error> {
+    archive
+        .duplicate_names()
+        .iter()
+        .map(|n| {
+            Error::malformed(format!(
+                "the package holds {n} more than once; the last copy was read"
+            ))
+            .in_part(n.clone())
+        })
+        .collect()
+}
+
 /// Reads the relationships of `part` (empty when it has none).
 pub(crate) fn read_rels(archive: &Archive, part: &str) -> Result<Vec<Relationship>> {
     let rels_name = rels_part_for(part);
@@ -90,16 +104,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         ..ream_zip::Limits::default()
     };
     let archive = Archive::new(src, zip_limits)?;
-    let mut early_warnings: Vec<Error> = archive
-        .duplicate_names()
-        .iter()
-        .map(|n| {
-            Error::malformed(format!(
-                "the package holds {n} more than once; the last copy was read"
-            ))
-            .in_part(n.clone())
-        })
-        .collect();
+    let mut early_warnings = duplicate_warnings(&archive);
 
     // Phase A: workbook-level parts.
     let root_rels = read_rels(&archive, "")?;

@@ -37,6 +37,12 @@ impl<'a> Tag<'a> {
     /// Iterates the attributes of this tag.
     pub fn attributes(&self) -> Attrs<'a> {
         Attrs {
+            inner: self.qualified_attributes(),
+        }
+    }
+    /// Iterates the attributes of this tag with their prefixes.
+    pub fn qualified_attributes(&self) -> QualifiedAttrs<'a> {
+        QualifiedAttrs {
             buf: self.attrs,
             pos: 0,
         }
@@ -205,11 +211,29 @@ pub fn skip_element(buf: &[u8], from: usize, max_depth: u32) -> Result<usize, Xm
 /// the iteration.
 #[derive(Debug, Clone)]
 pub struct Attrs<'a> {
+    inner: QualifiedAttrs<'a>,
+}
+
+impl<'a> Iterator for Attrs<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+    #[inline]
+    fn next(&mut self) -> Option<(&'a [u8], &'a [u8])> {
+        self.inner
+            .next()
+            .map(|(name, value)| (local_name(name), value))
+    }
+}
+
+/// Iterator over `(qualified name, raw value)` attribute pairs, prefixes
+/// kept (`office:value-type` and `calcext:value-type` stay apart). Values are
+/// still escaped. Malformed attribute text ends the iteration.
+#[derive(Debug, Clone)]
+pub struct QualifiedAttrs<'a> {
     buf: &'a [u8],
     pos: usize,
 }
 
-impl<'a> Iterator for Attrs<'a> {
+impl<'a> Iterator for QualifiedAttrs<'a> {
     type Item = (&'a [u8], &'a [u8]);
     #[inline]
     fn next(&mut self) -> Option<(&'a [u8], &'a [u8])> {
@@ -232,7 +256,7 @@ impl<'a> Iterator for Attrs<'a> {
         let close = memchr(q, buf.get(i + 1..)?)? + i + 1;
         let value = buf.get(i + 1..close)?;
         self.pos = close + 1;
-        Some((local_name(name), value))
+        Some((name, value))
     }
 }
 

@@ -112,16 +112,7 @@ fn check_package(archive: &Archive) -> Result<()> {
 /// when the open began (for phase timings).
 pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Result<Workbook> {
     let limits = &opts.limits;
-    let mut warnings: Vec<Error> = archive
-        .duplicate_names()
-        .iter()
-        .map(|n| {
-            Error::malformed(format!(
-                "the package holds {n} more than once; the last copy was read"
-            ))
-            .in_part(n.clone())
-        })
-        .collect();
+    let mut warnings = crate::open::duplicate_warnings(&archive);
     check_package(&archive)?;
     // Phase A.
     let entry = archive.find(PART).ok_or_else(|| {

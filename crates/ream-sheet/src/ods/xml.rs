@@ -4,48 +4,11 @@
 //! scanner errors turned into crate errors with absolute offsets.
 
 use crate::error::Error;
-use memchr::memchr;
 use ream_xml::{Tag, XmlError};
 
-/// Iterator over `(qualified name, raw value)` pairs of a start tag. Values
-/// are still escaped. Malformed attribute text ends the iteration.
-pub(crate) struct QAttrs<'a> {
-    buf: &'a [u8],
-    pos: usize,
-}
-
 /// The attributes of `tag` with prefixes kept.
-pub(crate) fn qattrs<'a>(tag: &Tag<'a>) -> QAttrs<'a> {
-    QAttrs {
-        buf: tag.attrs,
-        pos: 0,
-    }
-}
-
-impl<'a> Iterator for QAttrs<'a> {
-    type Item = (&'a [u8], &'a [u8]);
-    #[inline]
-    fn next(&mut self) -> Option<(&'a [u8], &'a [u8])> {
-        let buf = self.buf;
-        let mut i = self.pos;
-        while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
-            i += 1;
-        }
-        let eq = memchr(b'=', buf.get(i..)?)? + i;
-        let name = ream_xml::trim_xml_ws(buf.get(i..eq)?);
-        i = eq + 1;
-        while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
-            i += 1;
-        }
-        let q = *buf.get(i)?;
-        if q != b'"' && q != b'\'' {
-            return None;
-        }
-        let close = memchr(q, buf.get(i + 1..)?)? + i + 1;
-        let value = buf.get(i + 1..close)?;
-        self.pos = close + 1;
-        Some((name, value))
-    }
+pub(crate) fn qattrs<'a>(tag: &Tag<'a>) -> ream_xml::QualifiedAttrs<'a> {
+    tag.qualified_attributes()
 }
 
 /// The raw value of the attribute with local name `local` (any prefix).
