@@ -13,6 +13,9 @@
 //! * `ream info` — open and `info()` only (mmap);
 //! * `ream walk` — open and the verified page-tree walk `pages()`, with each
 //!   byte source;
+//! * `ream index 1t` / `ream index 2t` — open and `index_objects` (every
+//!   object summarized, object streams decoded in parallel) on 1 and 2
+//!   threads (mmap);
 //! * `lopdf metadata` — `Document::load_metadata` (page count + Info);
 //! * `lopdf walk` — `Document::load` + `get_pages()`;
 //! * `pdf-rs walk` — `FileOptions::cached().open` + every `pages()` item;
@@ -95,6 +98,10 @@ pub enum Task {
     ReamInfo,
     /// ream: open, verified page walk.
     ReamWalk,
+    /// ream: open, `index_objects(1)`.
+    ReamIndex1,
+    /// ream: open, `index_objects(2)`.
+    ReamIndex2,
     /// lopdf: `Document::load_metadata`.
     LopdfMeta,
     /// lopdf: `Document::load` + `get_pages`.
@@ -110,7 +117,11 @@ pub enum Task {
 impl Task {
     fn engine(self) -> &'static str {
         match self {
-            Task::ReamCount | Task::ReamInfo | Task::ReamWalk => "ream",
+            Task::ReamCount
+            | Task::ReamInfo
+            | Task::ReamWalk
+            | Task::ReamIndex1
+            | Task::ReamIndex2 => "ream",
             Task::LopdfMeta | Task::LopdfWalk => "lopdf",
             Task::PdfrsWalk => "pdf-rs",
             Task::QpdfCount => "qpdf",
@@ -123,6 +134,8 @@ impl Task {
             Task::ReamCount => "count+info",
             Task::ReamInfo => "info",
             Task::ReamWalk | Task::PdfrsWalk => "walk",
+            Task::ReamIndex1 => "index 1t",
+            Task::ReamIndex2 => "index 2t",
             Task::LopdfMeta => "load_metadata (count+info)",
             Task::LopdfWalk => "load+get_pages",
             Task::QpdfCount => "--show-npages",
@@ -135,6 +148,8 @@ impl Task {
             Task::ReamCount => "ream-count",
             Task::ReamInfo => "ream-info",
             Task::ReamWalk => "ream-walk",
+            Task::ReamIndex1 => "ream-index1",
+            Task::ReamIndex2 => "ream-index2",
             Task::LopdfMeta => "lopdf-meta",
             Task::LopdfWalk => "lopdf-walk",
             Task::PdfrsWalk => "pdfrs-walk",
@@ -228,6 +243,8 @@ fn suite(a: &Args) -> Result<()> {
             for s in SourceKind::ALL {
                 plan.push((Task::ReamWalk, s));
             }
+            plan.push((Task::ReamIndex1, SourceKind::Mmap));
+            plan.push((Task::ReamIndex2, SourceKind::Mmap));
         }
         if want("lopdf") {
             plan.push((Task::LopdfMeta, SourceKind::Mmap));
@@ -381,6 +398,7 @@ fn row_json(r: &Row) -> Value {
         "median_wall_s": r.wall(),
         "peak_rss_bytes": r.rss(),
         "io": r.first().and_then(|v| v.get("io")).cloned(),
+        "extra": r.first().and_then(|v| v.get("extra")).cloned(),
         "error": r.result.as_ref().err(),
     })
 }
@@ -422,6 +440,21 @@ fn markdown(rows: &[Row]) -> String {
             (Ok(_), Some(p)) if p != r.expected_pages => {
                 format!("pages {p} != {}", r.expected_pages)
             }
+            (Ok(_), _) if matches!(r.task, Task::ReamIndex1 | Task::ReamIndex2) => {
+                let x = |k: &str| {
+                    first
+                        .and_then(|v| v.get("extra"))
+                        .and_then(|e| e.get(k))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0)
+                };
+                format!(
+                    "{} objects, {} object streams, {} errors",
+                    x("objects"),
+                    x("object_streams"),
+                    x("errors")
+                )
+            }
             _ => String::new(),
         };
         s.push_str(&format!(
@@ -443,6 +476,15 @@ fn markdown(rows: &[Row]) -> String {
                 .find(|r| r.file == f && r.task == t && (!r.is_ream() || r.source == src))
                 .and_then(Row::wall)
         };
+        if let (Some(one), Some(two)) = (
+            find(Task::ReamIndex1, SourceKind::Mmap),
+            find(Task::ReamIndex2, SourceKind::Mmap),
+        ) {
+            ratios.push(format!(
+                "{f}: ream index 1t / 2t = {:.2}x",
+                one / two.max(1e-9)
+            ));
+        }
         let Some(ours) = find(Task::ReamWalk, SourceKind::Mmap) else {
             continue;
         };
@@ -543,6 +585,26 @@ fn measure(task: Task, source: SourceKind, file: &Path) -> Result<Value> {
     let file_bytes = std::fs::metadata(file)?.len();
     let t0 = Instant::now();
     let (pages, io, rss_override, extra) = match task {
+        Task::ReamIndex1 | Task::ReamIndex2 => {
+            let pdf = Pdf::open(file, &PdfOptions::new().source(source))
+                .map_err(|e| anyhow!("ream: {e}"))?;
+            let threads = if task == Task::ReamIndex1 { 1 } else { 2 };
+            let ix = pdf.index_objects(threads)?;
+            let c = pdf.io_counters();
+            let io = json!({
+                "requests": c.requests, "syscalls": c.syscalls, "reads": c.reads,
+                "maps": c.maps, "unmaps": c.unmaps, "remaps": c.remaps,
+                "bytes_copied": c.bytes_copied, "bytes_mapped": c.bytes_mapped,
+            });
+            (
+                None,
+                io,
+                None,
+                json!({"objects": ix.objects.len(), "streams": ix.streams(),
+                       "object_streams": ix.object_streams, "errors": ix.errors.len(),
+                       "threads": ix.threads}),
+            )
+        }
         Task::ReamCount | Task::ReamInfo | Task::ReamWalk => {
             let pdf = Pdf::open(file, &PdfOptions::new().source(source))
                 .map_err(|e| anyhow!("ream: {e}"))?;

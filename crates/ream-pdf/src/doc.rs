@@ -402,6 +402,16 @@ impl Pdf {
         {
             return Ok(s);
         }
+        let o = Arc::new(self.objstm_uncached(st, num, depth)?);
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(num, Arc::clone(&o));
+        Ok(o)
+    }
+
+    /// Decodes object stream `num` without touching the cache.
+    pub(crate) fn objstm_uncached(&self, st: &State, num: u32, depth: u32) -> Result<ObjStm> {
         if !matches!(st.entries.get(&num), Some(XrefEntry::InFile { .. })) {
             return Err(Error::new(
                 ErrorKind::Malformed,
@@ -425,17 +435,7 @@ impl Pdf {
         let n = s.dict.int(b"N").unwrap_or(0).max(0) as u64;
         let first = s.dict.int(b"First").unwrap_or(0).max(0) as usize;
         let data = self.stream_in(st, &s, true, depth)?;
-        let o = Arc::new(ObjStm::new(
-            data,
-            n,
-            first,
-            self.opts.limits.max_objstm_objects,
-        )?);
-        self.cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(num, Arc::clone(&o));
-        Ok(o)
+        ObjStm::new(data, n, first, self.opts.limits.max_objstm_objects)
     }
 
     /// Where the raw data of stream `s` lies: `(offset, length)`, the

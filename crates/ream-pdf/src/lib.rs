@@ -25,6 +25,7 @@ mod index;
 mod info;
 mod lexer;
 mod object;
+mod objindex;
 mod objstm;
 mod options;
 mod pages;
@@ -40,6 +41,7 @@ pub use doc::Pdf;
 pub use error::{Error, Result, Warning};
 pub use info::InfoValue;
 pub use object::{Dict, ObjRef, Object, Stream};
+pub use objindex::{ObjKind, ObjSummary, ObjectIndex, ObjectIndexError};
 pub use options::{PdfLimits, PdfOptions};
 pub use pages::{Page, Rect};
 /// Copy methods reported by [`UpdateReport`].

@@ -177,3 +177,25 @@ fn pdf_rewrite_keeps_pages_and_info() {
     }
     assert!(Path::new(BIN).is_file());
 }
+
+#[test]
+fn pdf_index_counts_objects_by_type() {
+    let dir = temp_dir("pdf-index");
+    let f = dir.join("idx.pdf");
+    std::fs::write(&f, minimal_pdf(7)).unwrap();
+    let f = f.to_str().unwrap();
+    for threads in ["1", "2"] {
+        let o = ream(&["pdf", "index", f, "--threads", threads, "--json"], &dir);
+        assert_ok(&o);
+        let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["objects"], 10, "{v}");
+        assert_eq!(v["by_type"]["Page"], 7, "{v}");
+        assert_eq!(v["by_type"]["Catalog"], 1, "{v}");
+        assert_eq!(v["errors"].as_array().map_or(0, Vec::len), 0, "{v}");
+    }
+    let o = ream(
+        &["pdf", "index", dir.join("missing.pdf").to_str().unwrap()],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}

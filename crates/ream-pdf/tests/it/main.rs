@@ -13,6 +13,7 @@ mod conformance;
 mod fixtures;
 mod hostile;
 mod limits;
+mod objindex;
 mod sources;
 mod write;
 mod writer;
