@@ -22,7 +22,7 @@
 use crate::error::{Error, Result};
 use crate::formula::shift_formula;
 use crate::open::Package;
-use crate::store::{AUX_FORMULA, CellStore, FormulaRec, T_INLINE};
+use crate::store::{AUX_FORMULA, CellStore, FormulaRec, RawCell, T_INLINE};
 use crate::worksheet::{ChunkOut, ParsedSheet, SheetCtx, SheetParser, last_row_end};
 use ream_zip::Entry;
 use std::collections::{HashMap, VecDeque};
@@ -65,7 +65,12 @@ pub(crate) struct Board<'a> {
     pub chunks: AtomicU64,
     /// Sheets that fell back to the sequential parse.
     pub fallbacks: AtomicU64,
+    /// Buffers of joined chunks, reused by the next chunk parsers.
+    spare: Mutex<Vec<Spare>>,
 }
+
+/// A chunk's cell vector and text arena, emptied, for reuse.
+type Spare = (Vec<RawCell>, Vec<u8>);
 
 impl<'a> Board<'a> {
     /// A board expecting `chunkers` big sheets to be chunked.
@@ -81,6 +86,7 @@ impl<'a> Board<'a> {
             parse_ns: AtomicU64::new(0),
             chunks: AtomicU64::new(0),
             fallbacks: AtomicU64::new(0),
+            spare: Mutex::new(Vec::new()),
         }
     }
 
@@ -103,8 +109,10 @@ impl<'a> Board<'a> {
     /// Parses one chunk and files its result.
     fn run(&self, task: ChunkTask<'a>) {
         let t = Instant::now();
+        let (cells, arena) = self.take_spare();
         let mut p = SheetParser::for_chunk(task.ctx)
             .starting_at(task.offset)
+            .with_buffers(cells, arena)
             .reserve_for(task.bytes.len() as u64);
         let res = p
             .feed(&task.bytes, true)
@@ -120,6 +128,23 @@ impl<'a> Board<'a> {
         st.done.entry(task.sheet).or_default().insert(task.seq, res);
         drop(st);
         self.cv.notify_all();
+    }
+
+    /// Cell and text buffers of a joined chunk, kept for the next chunk
+    /// parser so their pages are not faulted in again (at most 8 kept).
+    fn give_back(&self, spare: Spare) {
+        let mut pool = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        if pool.len() < 8 {
+            pool.push(spare);
+        }
+    }
+
+    fn take_spare(&self) -> Spare {
+        self.spare
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop()
+            .unwrap_or_default()
     }
 
     /// For a worker with no sheet left: parses a chunk if one is waiting.
@@ -170,7 +195,8 @@ struct Joiner {
 }
 
 impl Joiner {
-    fn add(&mut self, c: ChunkOut) -> Result<()> {
+    /// Appends one chunk; hands back its cell and text buffers for reuse.
+    fn add(&mut self, mut c: ChunkOut) -> Result<Spare> {
         let base = self.next_row;
         let arena_base = self.store.arena.len() as u64;
         if arena_base + c.store.arena.len() as u64 > u64::from(u32::MAX) {
@@ -253,7 +279,10 @@ impl Joiner {
         if let Some(w) = c.warning {
             self.warnings.push(w);
         }
-        Ok(())
+        Ok((
+            std::mem::take(&mut c.store.cells),
+            std::mem::take(&mut c.store.arena),
+        ))
     }
 }
 
@@ -459,7 +488,8 @@ fn join_ready(
     joiner: &mut Joiner,
 ) -> Result<()> {
     while let Some(res) = board.take_done(sheet, *joined) {
-        joiner.add(res?)?;
+        let spare = joiner.add(res?)?;
+        board.give_back(spare);
         *joined += 1;
     }
     Ok(())

@@ -250,6 +250,15 @@ impl<'a> SheetParser<'a> {
         p
     }
 
+    /// Parses into these (emptied) buffers instead of fresh ones.
+    pub fn with_buffers(mut self, mut cells: Vec<RawCell>, mut arena: Vec<u8>) -> SheetParser<'a> {
+        cells.clear();
+        arena.clear();
+        self.store.cells = cells;
+        self.store.arena = arena;
+        self
+    }
+
     /// Sets the byte offset of the first byte fed (for error positions).
     pub fn starting_at(mut self, offset: u64) -> SheetParser<'a> {
         self.base = offset;
