@@ -59,6 +59,7 @@
 //!
 //! Generated data lives only in the git-ignored `bench-data/` folder.
 
+mod child;
 #[path = "gen.rs"]
 mod datagen;
 mod measure;

@@ -29,7 +29,6 @@ use crate::pdfgen::{self, Size, Spec};
 use anyhow::{Context, Result, anyhow, bail};
 use ream_pdf::{Pdf, PdfOptions, SourceKind};
 use serde_json::{Value, json};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -511,70 +510,17 @@ fn markdown(rows: &[Row]) -> String {
 }
 
 fn run_child(task: Task, source: SourceKind, file: &Path, timeout: Duration) -> Result<Value> {
-    let exe = std::env::current_exe().context("locating own executable")?;
-    let mut child = Command::new(exe)
-        .args([
-            "pdf",
-            "measure",
-            "--task",
-            task.arg(),
-            "--source",
-            source.as_str(),
-            "--file",
-        ])
-        .arg(file)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("spawning measure child")?;
-    let mut out_pipe = child.stdout.take().context("child stdout")?;
-    let mut err_pipe = child.stderr.take().context("child stderr")?;
-    let out_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out_pipe.read_to_string(&mut s);
-        s
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err_pipe.read_to_string(&mut s);
-        s
-    });
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait()? {
-            break Some(st);
-        }
-        if t0.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let stdout = out_t.join().unwrap_or_default();
-    let stderr = err_t.join().unwrap_or_default();
-    let Some(status) = status else {
-        bail!("timed out after {:.0} s", timeout.as_secs_f64());
-    };
-    let parsed: Option<Value> = stdout
-        .lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with('{'))
-        .and_then(|l| serde_json::from_str(l).ok());
-    match parsed {
-        Some(v) if v.get("ok") == Some(&Value::Bool(true)) => Ok(v),
-        Some(v) => bail!(
-            "{}",
-            v.get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("engine failed")
-        ),
-        None => {
-            let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
-            bail!("child exited with {status}: {}", tail.join(" / "))
-        }
-    }
+    let args: Vec<std::ffi::OsString> = vec![
+        "pdf".into(),
+        "measure".into(),
+        "--task".into(),
+        task.arg().into(),
+        "--source".into(),
+        source.as_str().into(),
+        "--file".into(),
+        file.into(),
+    ];
+    crate::child::run_json(args, timeout)
 }
 
 /// The child: runs one task and reports wall, peak RSS, pages, counters.

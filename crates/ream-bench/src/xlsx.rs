@@ -6,12 +6,10 @@
 use crate::datagen;
 use crate::measure::{Engine, resolve_threads};
 use crate::report::{self, Row, Sample};
-use anyhow::{Context, Result, bail};
-use serde_json::{Value, json};
-use std::io::Read;
+use anyhow::{Context, Result};
+use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Settings of one suite run.
 #[derive(Debug, Clone)]
@@ -135,72 +133,15 @@ fn command_line() -> String {
 }
 
 fn run_child(engine: Engine, threads: usize, file: &Path, timeout: Duration) -> Result<Sample> {
-    let exe = std::env::current_exe().context("locating own executable")?;
-    let mut child = Command::new(exe)
-        .arg("measure")
-        .args([
-            "--engine",
-            engine.as_str(),
-            "--threads",
-            &threads.to_string(),
-            "--file",
-        ])
-        .arg(file)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("spawning measure child")?;
-    let mut out_pipe = child.stdout.take().context("child stdout")?;
-    let mut err_pipe = child.stderr.take().context("child stderr")?;
-    let out_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out_pipe.read_to_string(&mut s);
-        s
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err_pipe.read_to_string(&mut s);
-        s
-    });
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait()? {
-            break Some(st);
-        }
-        if t0.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let stdout = out_t.join().unwrap_or_default();
-    let stderr = err_t.join().unwrap_or_default();
-    let Some(status) = status else {
-        bail!("timed out after {:.0} s", timeout.as_secs_f64());
-    };
-    let line = stdout
-        .lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with('{'));
-    let parsed: Option<Value> = line.and_then(|l| serde_json::from_str(l).ok());
-    match parsed {
-        Some(v) if v.get("ok") == Some(&Value::Bool(true)) => {
-            Sample::from_json(&v).context("malformed measure line")
-        }
-        Some(v) => bail!(
-            "{}",
-            v.get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("engine failed")
-        ),
-        None => {
-            let tail: String = {
-                let t: Vec<&str> = stderr.lines().rev().take(3).collect();
-                t.into_iter().rev().collect::<Vec<_>>().join(" / ")
-            };
-            bail!("child exited with {status}: {tail}")
-        }
-    }
+    let args: Vec<std::ffi::OsString> = vec![
+        "measure".into(),
+        "--engine".into(),
+        engine.as_str().into(),
+        "--threads".into(),
+        threads.to_string().into(),
+        "--file".into(),
+        file.into(),
+    ];
+    let v = crate::child::run_json(args, timeout)?;
+    Sample::from_json(&v).context("malformed measure line")
 }

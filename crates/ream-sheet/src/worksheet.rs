@@ -1087,6 +1087,20 @@ impl<'a> SheetParser<'a> {
         }))
     }
 
+    /// Files the formula text the arena received since `off` for (row,
+    /// col), charged against the formula limit. Returns true.
+    fn record_formula(&mut self, off: usize, row: u32, col: u32) -> Result<bool> {
+        let len = self.store.arena.len() - off;
+        self.charge_formula(len)?;
+        self.store.formulas.push(FormulaRec {
+            row,
+            col,
+            off: off as u32,
+            len: len as u32,
+        });
+        Ok(true)
+    }
+
     /// Counts formula bytes against `max_formula_bytes`.
     fn charge_formula(&mut self, len: usize) -> Result<()> {
         self.formula_bytes += len as u64;
@@ -1112,15 +1126,7 @@ impl<'a> SheetParser<'a> {
                 .map_err(|e| xml_err(e, self.base))?;
             self.check_text(off)?;
         }
-        let len = self.store.arena.len() - off;
-        self.charge_formula(len)?;
-        self.store.formulas.push(FormulaRec {
-            row,
-            col,
-            off: off as u32,
-            len: len as u32,
-        });
-        Ok(true)
+        self.record_formula(off, row, col)
     }
 
     /// Records the formula of the cell at (row, col). Returns whether the
@@ -1196,15 +1202,7 @@ impl<'a> SheetParser<'a> {
         } else {
             return Ok(false);
         }
-        let len = self.store.arena.len() - off;
-        self.charge_formula(len)?;
-        self.store.formulas.push(FormulaRec {
-            row,
-            col,
-            off: off as u32,
-            len: len as u32,
-        });
-        Ok(true)
+        self.record_formula(off, row, col)
     }
 }
 
