@@ -19,10 +19,12 @@
 mod bytes;
 mod error;
 pub mod fs;
+mod mem;
 pub mod source;
 
 pub use bytes::{Bytes, MapMode};
 pub use error::ErrorKind;
+pub use mem::advise_huge_pages;
 pub use source::{
     BufferedSource, ByteSource, ByteSourceExt, IoCounters, MapSource, PreadSource, SourceKind,
     SourceOptions, WindowSource, open_source,

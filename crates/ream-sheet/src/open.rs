@@ -209,6 +209,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         }
         let mut store = parsed.store;
         store.sst = Arc::clone(&pkg.sst);
+        store.seal_text();
         cells += store.cells.len() as u64;
         let mut sheet = Sheet {
             name: job.name,

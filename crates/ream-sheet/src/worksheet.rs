@@ -230,6 +230,7 @@ impl<'a> SheetParser<'a> {
             .store
             .cells
             .try_reserve(usize::try_from(want).unwrap_or(0));
+        ream_io::advise_huge_pages(&self.store.cells);
         self
     }
 

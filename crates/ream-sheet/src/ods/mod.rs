@@ -167,7 +167,8 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     let mut sheets = Vec::with_capacity(tables.len());
     let mut names = Vec::new();
     let mut cells = 0u64;
-    for (index, t) in tables.into_iter().enumerate() {
+    for (index, mut t) in tables.into_iter().enumerate() {
+        t.store.seal_text();
         let hidden = t
             .style
             .as_ref()
