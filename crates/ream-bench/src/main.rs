@@ -57,8 +57,27 @@
 //!   generated PDFs (`pdfgen`; `ream-bench pdf gen --size big` only
 //!   generates); see `pdfbench`.
 //!
+//! * `ream-bench agg [--rows 100m|1b] [--keys 413|10k|both] [--runs 5]
+//!   [--engines ream-1t,ream-nt,naive,duckdb]`: the One Billion Row
+//!   Challenge on generated files (`aggen`, `ream-bench agg gen` only
+//!   generates), ream beside the naive baseline (`aggnaive`); see
+//!   `aggbench`.
+//!
+//! * `ream-bench batch [--jobs 2] [--runs 3] [--small-only] [--gen-only]`:
+//!   the batch dispatcher in-process on a generated tree of 20,000 small
+//!   and 100 big files (`batchgen`), normal mode beside seed 003's
+//!   interning-on-the-worker mistake; see `batchbench`.
+//!
 //! Generated data lives only in the git-ignored `bench-data/` folder.
 
+mod aggbench;
+mod aggchild;
+mod aggen;
+mod aggkeys;
+mod aggnaive;
+mod aggreport;
+mod batchbench;
+mod batchgen;
 mod child;
 #[path = "gen.rs"]
 mod datagen;
@@ -138,6 +157,12 @@ enum Cmd {
     },
     /// PDF: ream vs lopdf, pdf-rs, qpdf, mutool on generated big PDFs.
     Pdf(pdfbench::Args),
+    /// One Billion Row Challenge: ream (1 and all threads) vs the naive
+    /// baseline (and DuckDB if installed) on generated 1BRC files.
+    Agg(aggbench::Args),
+    /// Batch dispatcher (issue 6): 20,000 small + 100 big mixed files,
+    /// normal vs interning on the worker path (seed 003's mistake).
+    Batch(batchbench::Args),
     /// (internal) One measurement in this process; prints one JSON line.
     #[command(hide = true)]
     Measure {
@@ -254,6 +279,8 @@ fn main() -> Result<()> {
             })
         }
         Cmd::Pdf(a) => pdfbench::run(&a),
+        Cmd::Batch(a) => batchbench::run(&a),
+        Cmd::Agg(a) => aggbench::run(&a),
         Cmd::Measure {
             engine,
             threads,

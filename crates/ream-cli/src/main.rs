@@ -7,6 +7,8 @@
 //! Data goes to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 error,
 //! 2 usage, 3 finished with warnings (printed on stderr), 4 encrypted input.
 
+mod agg;
+mod batch;
 mod cat;
 mod demo;
 mod input;
@@ -51,6 +53,14 @@ enum Command {
     Demo(demo::Args),
     /// Read PDFs: info, pages, show, revisions, check.
     Pdf(pdf::Args),
+    /// Min/mean/max of a value per key over a delimited file (1BRC).
+    Agg(agg::Args),
+    /// Analyse many files (walks directories) into a JSON Lines report:
+    /// format, outcome and summary per file; optional process isolation.
+    Batch(batch::Args),
+    /// (internal) Serve `ream batch --isolate` jobs on standard input.
+    #[command(hide = true)]
+    BatchWorker,
 }
 
 /// A usage error found after parsing (unknown sheet, bad combination):
@@ -74,6 +84,9 @@ fn main() -> ExitCode {
         Command::Stats(a) => stats::run(&a),
         Command::Demo(a) => demo::run(&a),
         Command::Pdf(a) => pdf::run(&a),
+        Command::Agg(a) => agg::run(&a),
+        Command::Batch(a) => batch::run(&a),
+        Command::BatchWorker => batch::worker(),
     };
     match result {
         Ok(()) if input::WARNED.load(std::sync::atomic::Ordering::Relaxed) => {
@@ -105,6 +118,12 @@ fn exit_code(e: &anyhow::Error) -> u8 {
     for cause in e.chain() {
         if cause.downcast_ref::<UsageError>().is_some() {
             return EXIT_USAGE;
+        }
+        if let Some(ae) = cause.downcast_ref::<ream_agg::AggError>() {
+            return match ae.kind() {
+                ErrorKind::Usage => EXIT_USAGE,
+                _ => 1,
+            };
         }
         if let Some(pe) = cause.downcast_ref::<ream_pdf::Error>() {
             return match pe.kind() {

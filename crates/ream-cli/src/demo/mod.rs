@@ -2,8 +2,9 @@
 //! ream engine on them, printing what each found and how fast.
 //!
 //! Each engine is one function `fn(&Path) -> Result<DemoResult>` listed in
-//! [`ENGINES`] (XLSX, PDF); add aggregation and batch demos there.
+//! [`ENGINES`] (XLSX, PDF, aggregation); add the batch demo there.
 
+mod agg;
 mod pdf;
 mod xlsx;
 
@@ -38,7 +39,7 @@ pub struct DemoResult {
 type Engine = fn(&Path) -> Result<DemoResult>;
 
 /// Every engine ream has, in the order they are shown.
-const ENGINES: &[Engine] = &[xlsx::demo_xlsx, pdf::demo_pdf];
+const ENGINES: &[Engine] = &[xlsx::demo_xlsx, pdf::demo_pdf, agg::demo_agg];
 
 /// Runs `ream demo`.
 pub fn run(a: &Args) -> Result<()> {

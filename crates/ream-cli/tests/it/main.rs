@@ -10,6 +10,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod agg;
+mod batch;
 mod pdf;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ream");

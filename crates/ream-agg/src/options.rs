@@ -1,0 +1,127 @@
+//! [`AggOptions`]: what to read and the limits that guard it.
+
+use crate::error::AggError;
+
+/// Default [`AggOptions::chunk_bytes`]: 4 MiB, about 300,000 1BRC rows.
+pub const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
+/// Default [`AggOptions::max_key_bytes`]: 100, the 1BRC name limit.
+pub const DEFAULT_MAX_KEY_BYTES: usize = 100;
+/// Default [`AggOptions::max_keys`]: 10,000, the 1BRC limit on distinct names.
+pub const DEFAULT_MAX_KEYS: usize = 10_000;
+/// Largest accepted [`AggOptions::max_keys`] (2^26, about 67 million): each
+/// worker's table may grow to twice this many 56-byte slots.
+pub const MAX_MAX_KEYS: usize = 1 << 26;
+/// Largest accepted [`AggOptions::max_key_bytes`] (16 MiB).
+pub const MAX_MAX_KEY_BYTES: usize = 1 << 24;
+/// Largest accepted [`AggOptions::threads`].
+pub const MAX_THREADS: usize = 1024;
+
+/// How to read the input. [`Default`] is the exact One Billion Row
+/// Challenge shape: `name;value` lines, no header, names of at most 100
+/// bytes of UTF-8, at most 10,000 distinct names, all cores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AggOptions {
+    /// Worker threads; 0 (the default) means one per available core. At
+    /// most [`MAX_THREADS`].
+    pub threads: usize,
+    /// Bytes per work unit (default [`DEFAULT_CHUNK_BYTES`], at least 1).
+    /// Chunks are cut at newlines and handed out through an atomic counter,
+    /// so there are many more chunks than threads. A line belongs to the
+    /// chunk holding its first byte. Any value gives the same result.
+    pub chunk_bytes: usize,
+    /// Field separator (default `b';'`); anything but `\n` and `\r`.
+    pub delimiter: u8,
+    /// 0-based field holding the key (default 0).
+    pub key_col: usize,
+    /// 0-based field holding the value (default 1); must differ from
+    /// `key_col`. Fields past the highest of the two are ignored.
+    pub value_col: usize,
+    /// Skip the first line (after a BOM) as a header (default false).
+    pub header: bool,
+    /// Longest accepted key in bytes (default 100); longer keys are an
+    /// error. At least 1, at most [`MAX_MAX_KEY_BYTES`].
+    pub max_key_bytes: usize,
+    /// Most distinct keys (default [`DEFAULT_MAX_KEYS`]); one more is an
+    /// error at the row that introduces it. At least 1, at most
+    /// [`MAX_MAX_KEYS`].
+    pub max_keys: usize,
+    /// Accept keys that are not valid UTF-8, as raw bytes (default false:
+    /// such a key is an error naming the offending byte).
+    pub allow_invalid_utf8: bool,
+    /// Accept only values in the strict 1BRC form `-?d?d.d` (-99.9..99.9,
+    /// exactly one decimal); any other value is an error. Default false:
+    /// other decimal numbers (any digits, optional exponent) are accepted
+    /// and summed as `f64` (see the crate documentation).
+    pub strict_values: bool,
+}
+
+impl Default for AggOptions {
+    fn default() -> AggOptions {
+        AggOptions {
+            threads: 0,
+            chunk_bytes: DEFAULT_CHUNK_BYTES,
+            delimiter: b';',
+            key_col: 0,
+            value_col: 1,
+            header: false,
+            max_key_bytes: DEFAULT_MAX_KEY_BYTES,
+            max_keys: DEFAULT_MAX_KEYS,
+            allow_invalid_utf8: false,
+            strict_values: false,
+        }
+    }
+}
+
+impl AggOptions {
+    /// The number of worker threads a run uses: `threads`, or the number of
+    /// available cores when it is 0.
+    pub fn effective_threads(&self) -> usize {
+        if self.threads == 0 {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        } else {
+            self.threads
+        }
+    }
+
+    /// True when the options select the two-column `key<delim>value` shape
+    /// that the fixed-point fast path handles.
+    pub(crate) fn two_columns(&self) -> bool {
+        self.key_col == 0 && self.value_col == 1
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), AggError> {
+        let bad = |what: String| Err(AggError::usage(what));
+        if self.threads > MAX_THREADS {
+            return bad(format!(
+                "threads = {} is over the limit of {MAX_THREADS}",
+                self.threads
+            ));
+        }
+        if self.chunk_bytes == 0 {
+            return bad("chunk_bytes must be at least 1".into());
+        }
+        if matches!(self.delimiter, b'\n' | b'\r') {
+            return bad("the delimiter cannot be a line break".into());
+        }
+        if self.key_col == self.value_col {
+            return bad(format!(
+                "key_col and value_col are both {}; they must differ",
+                self.key_col
+            ));
+        }
+        if self.max_key_bytes == 0 || self.max_key_bytes > MAX_MAX_KEY_BYTES {
+            return bad(format!(
+                "max_key_bytes = {} must be in 1..={MAX_MAX_KEY_BYTES}",
+                self.max_key_bytes
+            ));
+        }
+        if self.max_keys == 0 || self.max_keys > MAX_MAX_KEYS {
+            return bad(format!(
+                "max_keys = {} must be in 1..={MAX_MAX_KEYS}",
+                self.max_keys
+            ));
+        }
+        Ok(())
+    }
+}

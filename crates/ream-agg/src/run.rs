@@ -1,0 +1,108 @@
+//! The parallel driver over one slice: chunks cut at newlines, handed out
+//! by an atomic counter, one [`Scanner`] (with its own table) per thread.
+//!
+//! Errors: a worker that fails records its fault and lowers a shared
+//! "lowest error offset"; workers stop taking chunks that start past it.
+//! Chunks are handed out in order, so every chunk before the first error is
+//! finished by someone, and the lowest fault is the one a serial run finds.
+
+use crate::error::{Fault, Problem};
+use crate::options::AggOptions;
+use crate::scan::Scanner;
+use crate::table::Table;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What the workers of one run leave behind.
+pub(crate) struct SliceRun {
+    pub tables: Vec<Table>,
+    pub fault: Option<Fault>,
+}
+
+/// The first line start at or after `x` (`x` itself when a line starts
+/// there), with `start` the first line start of the body.
+pub(crate) fn line_start_at(data: &[u8], start: usize, x: usize) -> usize {
+    if x <= start {
+        return start;
+    }
+    if x >= data.len() {
+        return data.len();
+    }
+    let from = x - 1;
+    match data.get(from..).and_then(|s| memchr::memchr(b'\n', s)) {
+        Some(i) => from + i + 1,
+        None => data.len(),
+    }
+}
+
+/// Aggregates the lines of `data[start..]` on `opts.threads` threads.
+/// `map`, when given, is the mapping `data` comes from: each chunk's pages
+/// are released once it is done.
+pub(crate) fn run_slice(
+    data: &[u8],
+    start: usize,
+    opts: &AggOptions,
+    map: Option<&ream_io::Bytes>,
+) -> SliceRun {
+    let body = data.len().saturating_sub(start);
+    let cb = opts.chunk_bytes.max(1);
+    let chunks = body.div_ceil(cb);
+    let threads = opts.effective_threads().clamp(1, chunks.max(1));
+    let next = AtomicUsize::new(0);
+    let lowest = AtomicUsize::new(usize::MAX);
+    let work = || {
+        let mut sc = Scanner::new(data, opts);
+        let mut fault = None;
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= chunks {
+                break;
+            }
+            let a = start.saturating_add(i.saturating_mul(cb));
+            let s = line_start_at(data, start, a);
+            if s >= lowest.load(Ordering::Relaxed) {
+                break;
+            }
+            let e = line_start_at(data, start, a.saturating_add(cb));
+            let done = sc.run(s, e);
+            if let Some(m) = map {
+                m.release(s, e);
+            }
+            if let Err(f) = done {
+                // A full table stops everyone: the exact pass takes over.
+                let stop = match f.problem {
+                    Problem::TooManyKeys { .. } => 0,
+                    _ => f.offset,
+                };
+                lowest.fetch_min(stop, Ordering::Relaxed);
+                fault = Some(f);
+                break;
+            }
+        }
+        (sc.table, fault)
+    };
+    let results: Vec<(Table, Option<Fault>)> = if threads == 1 {
+        vec![work()]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+            let mut out = vec![work()];
+            for h in handles {
+                match h.join() {
+                    Ok(r) => out.push(r),
+                    // A worker cannot panic on input; re-raise a bug as is.
+                    Err(p) => std::panic::resume_unwind(p),
+                }
+            }
+            out
+        })
+    };
+    let mut tables = Vec::with_capacity(results.len());
+    let mut fault: Option<Fault> = None;
+    for (t, f) in results {
+        tables.push(t);
+        if let Some(f) = f.filter(|f| fault.as_ref().is_none_or(|g| f.offset < g.offset)) {
+            fault = Some(f);
+        }
+    }
+    SliceRun { tables, fault }
+}
