@@ -12,9 +12,10 @@ use crate::parse::{fast_value, fast_value_crlf};
 use crate::raw::load_in_bounds;
 use crate::table::{Slot, View, hash};
 
-/// Bytes a row start must have after it for the loop's unchecked loads:
-/// 16 for the key and 8 for a value that starts at most 16 bytes in.
-pub(crate) const SAFE_TAIL: usize = 32;
+/// Bytes a row start must have after it for the loops' unchecked loads:
+/// the AVX2 loop reads 64 (the key and the line break), the SSE2 loop 16
+/// for the key and 8 for a value that starts at most 16 bytes in.
+pub(crate) const SAFE_TAIL: usize = 64;
 
 /// `KEY_MASKS[n]` keeps the first `n` bytes of a 16-byte key as two words.
 const KEY_MASKS: [(u64, u64); 17] = {
@@ -56,7 +57,7 @@ pub(crate) fn rows<const CRLF: bool>(
     debug_assert!(safe <= data.len().saturating_sub(SAFE_TAIL));
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        crate::raw::rows_sse2::<CRLF>(data, view, delim, max_key, pos, safe)
+        crate::raw::rows_x86::<CRLF>(data, view, delim, max_key, pos, safe)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
@@ -80,7 +81,7 @@ pub(crate) fn rows_n<const N: usize, const CRLF: bool>(
 ) -> Option<usize> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        crate::raw::rows_n_sse2::<N, CRLF>(data, view, delim, max_key, cur, ends)
+        crate::raw::rows_n_x86::<N, CRLF>(data, view, delim, max_key, cur, ends)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
@@ -150,7 +151,7 @@ pub(crate) fn long_row<const CRLF: bool>(
     let key = data.get(pos..pos + 16 + i)?;
     let (w2, w3) = crate::table::key_words(key.get(16..)?);
     let rest = key.get(32..).unwrap_or_default();
-    let slot = view.find_long([w0, w1, w2, w3], key.len(), hash(w0, w1, key.len()), |a| {
+    let slot = view.find_long([w0, w1, w2, w3], key.len(), hash(w0, key.len()), |a| {
         a.get(..rest.len()) == Some(rest)
     });
     add_value::<CRLF>(data, slot, pos + key.len() + 1)
@@ -176,7 +177,7 @@ fn row_swar<const CRLF: bool>(
         // The lowest match bit is exact: bit 7 of the delimiter byte.
         let len = (m.trailing_zeros() >> 3) as usize;
         let (k0, k1) = short_key(w0, w1, len);
-        let slot = view.find_short(k0, k1, len, hash(k0, k1, len));
+        let slot = view.find_short(k0, k1, len, hash(k0, len));
         add_value::<CRLF>(data, slot, pos + len + 1)
     } else {
         long_row::<CRLF>(data, view, delim, max_key, pos, w0, w1)

@@ -41,13 +41,16 @@
 //! atomic counter) and aggregated by one worker per core, each with its own
 //! open-addressing table (no lock, atomic or allocation per row). In the
 //! two-column shape a row whose key is known and whose value is strict takes
-//! the fast path: the delimiter found in the first 16 bytes (SSE2 on x86-64,
-//! SWAR elsewhere), the key compared as zero-padded words, the value parsed
-//! with one 8-byte load and one multiplication, two cursors per chunk so that
-//! the CPU overlaps two rows. Every other row (first sight of a key, general
-//! number, other line ending, bad input, the last bytes of the input) takes
-//! the general line parser, which decides what is an error. The tables are
-//! merged, sorted by key bytes and printed.
+//! the fast path: on x86-64 with AVX2 (detected at run time) the delimiter
+//! and the line break found in one 32-byte compare each, the key (up to 31
+//! bytes) compared with its slot in one 32-byte compare, the value checked
+//! against its layout's byte bounds and parsed with one multiplication; on
+//! other x86-64 CPUs the delimiter found in the first 16 bytes with SSE2,
+//! SWAR elsewhere; two cursors per chunk so that the CPU overlaps two rows.
+//! Every other row (first sight of a key, general number, other line
+//! ending, bad input, the last bytes of the input) takes the general line
+//! parser, which decides what is an error. The tables are merged, sorted by
+//! key bytes and printed.
 //!
 //! # Limits
 //! See [`AggOptions`] and LIMITS.md: keys of at most 100 bytes and at most

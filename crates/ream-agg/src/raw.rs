@@ -1,15 +1,63 @@
-//! The crate's only `unsafe`: unchecked loads and SSE2 in the hot loop.
+//! The crate's only `unsafe`: unchecked loads and SIMD in the hot loop.
+//!
+//! On x86-64 CPUs with AVX2, BMI1 and BMI2 (detected at run time) the loop
+//! of [`avx2`] runs, with the value parser of `value`; other x86-64 CPUs
+//! run the SSE2 loop below; other targets the portable SWAR loop of
+//! `fast.rs`.
 //!
 //! Measured on the 413-station set, one thread (callgrind instructions per
 //! row, task-clock): bounds-checked word loads cost 7 instructions each and
 //! about 11% of the time; the SSE2 delimiter search (16 bytes, one compare,
 //! one movemask, exact) takes the key in about 10 instructions where the
-//! SWAR search took about 30 (148 -> 121 instructions per row). Every load
-//! is justified by the callers' `pos + SAFE_TAIL <= data.len()` (or the
-//! explicit bound in `long_row_sse2`); SSE2 is part of x86-64 (the cfg).
-//! Other targets use the portable SWAR loop in `fast.rs`.
+//! SWAR search took about 30 (148 -> 121 instructions per row); the AVX2
+//! loop takes 73 (see `avx2.rs`). Every load is justified by the callers'
+//! `pos + SAFE_TAIL <= data.len()` (or an explicit bound); SSE2 is part of
+//! x86-64 (the cfg).
 
 #![allow(unsafe_code)]
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) mod avx2;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod value;
+
+/// [`crate::fast::rows`] on x86-64: the AVX2 loop when the CPU has its
+/// features ([`avx2::available`]), else the SSE2 one.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) fn rows_x86<const CRLF: bool>(
+    data: &[u8],
+    view: &mut crate::table::View<'_>,
+    delim: u8,
+    max_key: usize,
+    pos: usize,
+    safe: usize,
+) -> usize {
+    if !avx2::available() {
+        return rows_sse2::<CRLF>(data, view, delim, max_key, pos, safe);
+    }
+    let mut cur = [pos];
+    // SAFETY: the CPU has AVX2, BMI1 and BMI2 (checked just above).
+    unsafe { avx2::rows_n::<1, CRLF>(data, view, delim, max_key, &mut cur, &[safe]) };
+    cur[0]
+}
+
+/// [`crate::fast::rows_n`] on x86-64: the AVX2 loop when the CPU has its
+/// features ([`avx2::available`]), else the SSE2 one.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) fn rows_n_x86<const N: usize, const CRLF: bool>(
+    data: &[u8],
+    view: &mut crate::table::View<'_>,
+    delim: u8,
+    max_key: usize,
+    cur: &mut [usize; N],
+    ends: &[usize; N],
+) -> Option<usize> {
+    if !avx2::available() {
+        return rows_n_sse2::<N, CRLF>(data, view, delim, max_key, cur, ends);
+    }
+    // SAFETY: the CPU has AVX2, BMI1 and BMI2 (checked just above).
+    unsafe { avx2::rows_n::<N, CRLF>(data, view, delim, max_key, cur, ends) }
+}
 
 /// The 8 bytes at `at` as a little-endian word.
 ///
@@ -57,7 +105,7 @@ fn row_sse2<const CRLF: bool>(
     if bits != 0 {
         let len = bits.trailing_zeros() as usize;
         let (k0, k1) = short_key(w0, w1, len);
-        let slot = view.find_short(k0, k1, len, hash(k0, k1, len));
+        let slot = view.find_short(k0, k1, len, hash(k0, len));
         add_value::<CRLF>(data, slot, pos + len + 1)
     } else {
         long_row_sse2::<CRLF>(data, view, splat, delim, max_key, pos, w0, w1)
@@ -120,7 +168,7 @@ fn long_row_sse2<const CRLF: bool>(
     };
     let (w2, w3) = short_key(w2, w3, (len - 16).min(16));
     let rest = len.saturating_sub(32);
-    let slot = view.find_long([w0, w1, w2, w3], len, hash(w0, w1, len), |arena| {
+    let slot = view.find_long([w0, w1, w2, w3], len, hash(w0, len), |arena| {
         // The candidate's bytes past 32 against the row's, 16 at a time;
         // the arena is padded, the row's loads end before `pos + max_key +
         // 16`.

@@ -136,7 +136,7 @@ impl<'a, 'o> Scanner<'a, 'o> {
         let (line, next) = line_at(self.data, pos);
         let Row { key_at, key, value } = check_row(line, pos, self.opts)?;
         let (w0, w1) = key_words(key);
-        let h = hash(w0, w1, key.len());
+        let h = hash(w0, key.len());
         if self.table.find(w0, w1, key, h).is_none() {
             self.new_key(key, key_at, w0, w1, h)?;
         }
