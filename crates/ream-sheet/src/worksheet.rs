@@ -448,14 +448,21 @@ impl<'a> SheetParser<'a> {
     }
 
     /// Streaming: sorts the current block if its cells came out of order.
+    /// Its text is then sealed (validated once), like a loaded sheet's.
     pub fn sort_block(&mut self) {
         self.store.normalize(!self.unsorted);
         self.unsorted = false;
+        self.store.seal_text();
     }
 
     /// Streaming: forgets the cells handed out, keeping the buffers.
     pub fn clear_block(&mut self) {
         self.store.cells.clear();
+        if self.store.arena.is_empty() {
+            // Take the sealed text's buffer back (no copy).
+            self.store.arena = std::mem::take(&mut self.store.text).into_bytes();
+        }
+        self.store.text.clear();
         self.store.arena.clear();
         self.store.formulas.clear();
         self.hidden_rows.clear();
