@@ -5,6 +5,7 @@
 //! [`ENGINES`] (XLSX, PDF, aggregation); add the batch demo there.
 
 mod agg;
+mod batch;
 mod pdf;
 mod xlsx;
 
@@ -39,7 +40,12 @@ pub struct DemoResult {
 type Engine = fn(&Path) -> Result<DemoResult>;
 
 /// Every engine ream has, in the order they are shown.
-const ENGINES: &[Engine] = &[xlsx::demo_xlsx, pdf::demo_pdf, agg::demo_agg];
+const ENGINES: &[Engine] = &[
+    xlsx::demo_xlsx,
+    pdf::demo_pdf,
+    agg::demo_agg,
+    batch::demo_batch,
+];
 
 /// Runs `ream demo`.
 pub fn run(a: &Args) -> Result<()> {

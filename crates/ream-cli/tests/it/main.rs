@@ -240,6 +240,12 @@ fn demo_runs_in_a_temp_dir() {
     assert!(dir.join("demo-data/demo.pdf").is_file());
     assert!(text.contains("xlsx"), "{text}");
     assert!(text.contains("== pdf:"), "{text}");
+    assert!(dir.join("demo-data/1brc-demo.txt").is_file());
+    assert!(text.contains("== agg:"), "{text}");
+    assert!(text.contains("== batch:"), "{text}");
+    assert!(text.contains(" 0 errors, 0 timeouts, 0 crashed"), "{text}");
+    let report = std::fs::read_to_string(dir.join("demo-data/batch-report.jsonl")).unwrap();
+    assert!(report.lines().count() >= 5, "{report}");
     assert!(!text.contains("WARNING"), "{text}");
     // Deterministic output file.
     let first = std::fs::read(dir.join("demo-data/demo.xlsx")).unwrap();
