@@ -21,6 +21,8 @@
 mod doc;
 mod error;
 mod filters;
+#[doc(hidden)]
+pub mod fuzz_api;
 mod index;
 mod info;
 mod lexer;

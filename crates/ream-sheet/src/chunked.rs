@@ -135,9 +135,14 @@ impl<'a> Board<'a> {
             .starting_at(task.offset)
             .with_buffers(cells, arena)
             .reserve_for(task.bytes.filled as u64);
-        let res = p
-            .feed(task.bytes.xml(), true)
-            .and_then(|_| p.finish_chunk(task.last));
+        let res = if starts_at_row_boundary(task.bytes.xml()) {
+            p.feed(task.bytes.xml(), true)
+                .and_then(|_| p.finish_chunk(task.last))
+        } else {
+            let mut e = Error::malformed("a chunk boundary fell inside markup");
+            e.truncated = true;
+            Err(e)
+        };
         self.give_back_xml(task.bytes);
         self.parse_ns
             .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -239,6 +244,13 @@ impl Joiner {
         if arena_base + c.store.arena.len() as u64 > u64::from(u32::MAX) {
             return Err(Error::limit("cell text of one sheet exceeds 4 GiB"));
         }
+        // Relative rows past the grid: the sequential parse errors at the
+        // first cell there even when it holds no value (fuzz finding, test
+        // `fuzz_regressions::relative_rows_past_the_grid_in_a_later_chunk`);
+        // a malformed join falls back to it.
+        if u64::from(base) + u64::from(c.rel_rows) > u64::from(crate::refs::MAX_ROW) + 1 {
+            return Err(Error::malformed("relative rows run past Excel's grid"));
+        }
         let first_cell = self.store.cells.len();
         let shift = |row: u32, rel: bool| -> Result<u32> {
             let r = if rel { row.saturating_add(base) } else { row };
@@ -250,6 +262,10 @@ impl Joiner {
             }
             Ok(r)
         };
+        // This chunk's cells strictly in (row, col) order: then a pending
+        // child is found by binary search, else by a scan for its last copy.
+        let mut chunk_sorted = true;
+        let mut chunk_key = 0u64;
         for (i, cell) in c.store.cells.iter().enumerate() {
             let mut cell = *cell;
             cell.row = shift(cell.row, i < c.rel_cells)?;
@@ -257,6 +273,8 @@ impl Joiner {
                 cell.bits += arena_base << 32;
             }
             let key = ((u64::from(cell.row) << 16) | u64::from(cell.col)) + 1;
+            chunk_sorted &= key > chunk_key;
+            chunk_key = key;
             self.unsorted |= key <= self.last_key;
             self.last_key = key;
             self.store.cells.push(cell);
@@ -286,7 +304,19 @@ impl Joiner {
             );
             shift_formula(text, drow, dcol, &mut self.scratch);
             let cells = self.store.cells.get_mut(first_cell..).unwrap_or_default();
-            if let Ok(k) = cells.binary_search_by_key(&(row, p.col), |c| (c.row, u32::from(c.col)))
+            // Cells written out of order (O2 before B2) are not sorted yet
+            // here: a binary search missed the child and dropped its
+            // formula (fuzz finding, test
+            // `fuzz_regressions::shared_formula_child_in_an_unsorted_row_of_a_later_chunk`).
+            let at = |c: &RawCell| (c.row, u32::from(c.col)) == (row, p.col);
+            let found = if chunk_sorted {
+                cells
+                    .binary_search_by_key(&(row, p.col), |c| (c.row, u32::from(c.col)))
+                    .ok()
+            } else {
+                cells.iter().rposition(at)
+            };
+            if let Some(k) = found
                 && let Some(cell) = cells.get_mut(k)
             {
                 cell.aux |= AUX_FORMULA;
@@ -321,6 +351,36 @@ impl Joiner {
             std::mem::take(&mut c.store.arena),
         ))
     }
+}
+
+/// True when `xml`, a chunk, starts where `<sheetData>` allows: at a
+/// `<row`, at `</sheetData>`, a comment or a processing instruction (after
+/// whitespace), or is empty. Anything else means the cut `</row>` was text
+/// inside broken markup, where the sequential parse reads on differently
+/// (fuzz finding, test
+/// `fuzz_regressions::chunked_open_agrees_with_serial_on_a_row_end_inside_a_row_tag`):
+/// the sheet is then parsed sequentially.
+fn starts_at_row_boundary(xml: &[u8]) -> bool {
+    let Some(lt) = xml.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return true;
+    };
+    let rest = xml.get(lt..).unwrap_or_default();
+    if rest.starts_with(b"<!--") || rest.starts_with(b"<?") {
+        return true;
+    }
+    let (end, name_at) = match rest {
+        [b'<', b'/', ..] => (true, 2),
+        [b'<', ..] => (false, 1),
+        _ => return false,
+    };
+    let name = rest.get(name_at..).unwrap_or_default();
+    let len = name
+        .iter()
+        .position(|&b| matches!(b, b'>' | b'/') || b.is_ascii_whitespace())
+        .unwrap_or(name.len());
+    let name = name.get(..len).unwrap_or_default();
+    let local = name.rsplit(|&b| b == b':').next().unwrap_or_default();
+    local == if end { &b"sheetData"[..] } else { b"row" }
 }
 
 /// Parses a big sheet in chunks on the board. Returns `Ok(None)` when a
@@ -373,6 +433,13 @@ fn chunk_and_join<'a>(
             Err(e) => return (Err(e), inflate_s),
         };
         eof = n == 0;
+        if offset == 0 && crate::encoding::is_utf16(acc.xml()) {
+            // UTF-16 (legal, rare): the sequential path transcodes the part
+            // whole; chunks cut raw UTF-16 would be misread (fuzz finding,
+            // test `fuzz_regressions::utf16_sheet_reads_the_same_every_way`).
+            board.fallbacks.fetch_add(1, Ordering::Relaxed);
+            return (Ok(None), inflate_s);
+        }
         match head.feed(acc.xml(), eof) {
             Ok(used) => {
                 acc.data.copy_within(used..acc.filled, 0);

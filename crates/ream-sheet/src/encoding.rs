@@ -13,6 +13,13 @@ fn utf16_order(b: &[u8]) -> Option<bool> {
     }
 }
 
+/// True when `head` (the first bytes of a part) is UTF-16 XML. The
+/// streaming and chunked parsers read UTF-8 only; they hand such a part to
+/// [`ensure_utf8`] whole.
+pub(crate) fn is_utf16(head: &[u8]) -> bool {
+    utf16_order(head).is_some()
+}
+
 /// Converts UTF-16 XML in `buf` to UTF-8 in place; UTF-8 is left alone.
 pub(crate) fn ensure_utf8(buf: &mut Vec<u8>) -> Result<()> {
     let Some(big_endian) = utf16_order(buf) else {

@@ -146,6 +146,8 @@ struct Streamed<'w> {
     filled: usize,
     block: usize,
     eof: bool,
+    /// The first block has been checked for UTF-16.
+    checked: bool,
     part: String,
     sheet: String,
 }
@@ -203,6 +205,7 @@ impl Workbook {
                     filled: 0,
                     block: FIRST_BLOCK,
                     eof: false,
+                    checked: false,
                     part: sheet.part().to_string(),
                     sheet: sheet.name().to_string(),
                 }))
@@ -225,6 +228,20 @@ impl Workbook {
 }
 
 impl Streamed<'_> {
+    /// A UTF-16 part (legal, rare; the parser reads UTF-8 only) is read to
+    /// its end and transcoded whole, as a loaded open does, then parsed as
+    /// one last block: memory is the part's size for such sheets.
+    fn read_whole_utf16(&mut self) -> Result<()> {
+        self.buf.truncate(self.filled);
+        self.reader
+            .read_to_end(&mut self.buf)
+            .map_err(|e| Error::from(ream_zip::Error::from_io(e)))?;
+        crate::encoding::ensure_utf8(&mut self.buf)?;
+        self.filled = self.buf.len();
+        self.eof = true;
+        Ok(())
+    }
+
     /// Parses the next block of complete rows into the parser's store.
     /// Returns false at the end of the part.
     fn refill(&mut self) -> Result<bool> {
@@ -244,6 +261,12 @@ impl Streamed<'_> {
             };
             self.filled += n;
             self.eof = n == 0;
+            if !self.checked {
+                self.checked = true;
+                if crate::encoding::is_utf16(self.buf.get(..self.filled).unwrap_or_default()) {
+                    self.read_whole_utf16().map_err(|e| name(e, self))?;
+                }
+            }
             let fed = self
                 .parser
                 .feed(self.buf.get(..self.filled).unwrap_or_default(), self.eof);

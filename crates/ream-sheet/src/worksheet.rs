@@ -71,6 +71,9 @@ pub(crate) struct ChunkOut {
     pub rel_cells: usize,
     pub rel_formulas: usize,
     pub rel_hidden: usize,
+    /// Rows numbered relative to the chunk start (the joiner checks them
+    /// against the grid).
+    pub rel_rows: u32,
     pub next_row: u32,
     pub pending: Vec<Pending>,
     pub masters: Vec<ExportedMaster>,
@@ -141,6 +144,8 @@ pub(crate) struct SheetParser<'a> {
     abs_seen: bool,
     /// Lengths of (cells, formulas, hidden rows) when `abs_seen` turned on.
     rel_marks: (usize, usize, usize),
+    /// `next_row` when `abs_seen` turned on: the relative rows' extent.
+    rel_rows: u32,
     pending: Vec<Pending>,
     /// Stop `feed` as soon as `<sheetData>` starts (the chunker's head pass).
     stop_after_head: bool,
@@ -213,6 +218,7 @@ impl<'a> SheetParser<'a> {
             chunk_mode: false,
             abs_seen: true,
             rel_marks: (0, 0, 0),
+            rel_rows: 0,
             pending: Vec::new(),
             stop_after_head: false,
         }
@@ -292,6 +298,7 @@ impl<'a> SheetParser<'a> {
     fn mark_abs(&mut self) {
         if !self.abs_seen {
             self.abs_seen = true;
+            self.rel_rows = self.next_row;
             self.rel_marks = (
                 self.store.cells.len(),
                 self.store.formulas.len(),
@@ -311,6 +318,7 @@ impl<'a> SheetParser<'a> {
             return Err(e);
         }
         if !self.abs_seen {
+            self.rel_rows = self.next_row;
             self.rel_marks = (
                 self.store.cells.len(),
                 self.store.formulas.len(),
@@ -344,6 +352,7 @@ impl<'a> SheetParser<'a> {
             rel_cells: self.rel_marks.0,
             rel_formulas: self.rel_marks.1,
             rel_hidden: self.rel_marks.2,
+            rel_rows: self.rel_rows,
             next_row: self.next_row,
             pending: self.pending,
             masters,

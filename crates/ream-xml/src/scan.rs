@@ -141,6 +141,11 @@ pub fn next_tag(buf: &[u8], from: usize) -> Result<Option<Tag<'_>>, XmlError> {
                     start,
                     end: start + 9 + close + 3,
                 }))
+            } else if b"!--".starts_with(after) || b"![CDATA[".starts_with(after) {
+                // The bytes end inside `<!--` or `<![CDATA[`: more may come
+                // (a fuzz finding: a comment cut at a block boundary was
+                // refused as a DTD).
+                Err(truncated(start, "unclosed comment or CDATA section"))
             } else {
                 Err(err(start, "DTD/entity declarations are not allowed"))
             }
@@ -311,6 +316,16 @@ mod tests {
         assert!(next_tag(b"<", 0).is_err());
         assert!(next_tag(b"<!-- x", 0).is_err());
         assert_eq!(next_tag(b"no tags", 0).unwrap(), None);
+    }
+
+    #[test]
+    fn comment_or_cdata_cut_short_is_truncated_not_a_dtd() {
+        for cut in [&b"<!"[..], b"<!-", b"<![", b"<![CDATA"] {
+            let e = next_tag(cut, 0).unwrap_err();
+            assert!(e.truncated, "{cut:?}: {e}");
+        }
+        let e = next_tag(b"<!DOC", 0).unwrap_err();
+        assert!(!e.truncated, "{e}");
     }
 
     #[test]

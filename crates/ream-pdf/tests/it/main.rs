@@ -12,6 +12,7 @@
 mod conformance;
 mod fixtures;
 mod hostile;
+mod limit_checks;
 mod limits;
 mod objindex;
 mod sources;

@@ -10,7 +10,9 @@
 mod chunks;
 mod conformance;
 mod fixtures;
+mod fuzz_regressions;
 mod hostile;
+mod limit_checks;
 mod ods;
 mod paths;
 mod rows;

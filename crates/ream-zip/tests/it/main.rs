@@ -9,6 +9,7 @@
     clippy::panic
 )]
 
+mod limit_checks;
 mod writer;
 
 use proptest::prelude::*;

@@ -1,0 +1,309 @@
+//! Inputs found by the fuzz targets in `fuzz/` (see FUZZING.md), minimized
+//! and kept here byte for byte, each with the behaviour it must keep.
+
+use crate::zipkit::{Zip, minimal_parts};
+use ream_sheet::{OpenOptions, Workbook};
+
+/// Cells of every sheet as text, or the error's text: what two open
+/// modes must agree on.
+fn outcome(bytes: &[u8], opts: &OpenOptions) -> Result<Vec<String>, String> {
+    let wb = Workbook::from_bytes(bytes.to_vec(), opts).map_err(|e| e.to_string())?;
+    Ok(wb
+        .sheets()
+        .iter()
+        .flat_map(|s| {
+            s.cells()
+                .map(|c| format!("{}:{}={:?} {:?}", c.row, c.col, c.value, c.formula))
+        })
+        .collect())
+}
+
+/// The first sheet's rows streamed from a phase-A-only open.
+fn streamed(bytes: &[u8]) -> Result<Vec<String>, String> {
+    let opts = OpenOptions::new().load_cells(false);
+    let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let mut rows = wb.rows(0).map_err(|e| e.to_string())?;
+    while let Some(row) = rows.next_row().map_err(|e| e.to_string())? {
+        out.extend(
+            row.cells()
+                .map(|c| format!("{}:{}={:?} {:?}", c.row, c.col, c.value, c.formula)),
+        );
+    }
+    Ok(out)
+}
+
+/// A package whose worksheet part is `sheet_xml`, byte for byte.
+fn package(sheet_xml: &[u8]) -> Vec<u8> {
+    Zip::from_parts(&minimal_parts("", None))
+        .set(crate::zipkit::SHEET, sheet_xml.to_vec())
+        .build()
+}
+
+/// Serial (one thread, whole sheet) and chunked (two threads, 1 KiB
+/// chunks, so a 4 KiB sheet is cut) opens of the same package.
+fn serial_and_chunked(
+    sheet_xml: &[u8],
+) -> (Result<Vec<String>, String>, Result<Vec<String>, String>) {
+    let zip = package(sheet_xml);
+    let serial = outcome(&zip, &OpenOptions::new().parallel(false));
+    let chunked = outcome(&zip, &OpenOptions::new().threads(2).chunk_bytes(1 << 10));
+    (serial, chunked)
+}
+
+/// worksheet_scan, first run: a `</row>` inside a broken start tag
+/// (`<c ... </row> ... </c>`, no root element) made the chunker cut there
+/// and fail with "cell element is not closed", while the sequential parse
+/// read the sheet (leniently) as empty. Malformed chunks now fall back to
+/// the sequential parse, so both modes give the same answer.
+#[test]
+fn chunked_open_agrees_with_serial_on_a_row_end_inside_a_tag() {
+    let xml = [
+        &[b' '; 161][..],
+        b"<sheetData>",
+        &[b' '; 25],
+        b"<c",
+        &[b' '; 767],
+        b"</row>",
+        &[b' '; 3090],
+        b"</c>",
+        &[b' '; 6],
+        b"</sheetData></",
+        &[b' '; 9],
+        b">",
+    ]
+    .concat();
+    assert_eq!(xml.len(), 4096);
+    let (serial, chunked) = serial_and_chunked(&xml);
+    assert_eq!(serial, chunked);
+}
+
+/// xlsx_open, long run: `<row ... </row>` (the row start tag swallowing a
+/// `</row>`) then a cell: the chunker cut after that `</row>` text, the
+/// next chunk began with the stray cell and numbered it row 2, while the
+/// sequential parse kept it in row 1. A chunk must now begin at a row
+/// boundary (`<row`, `</sheetData>`, a comment or PI) or the sheet is
+/// parsed sequentially.
+#[test]
+fn chunked_open_agrees_with_serial_on_a_row_end_inside_a_row_tag() {
+    let xml = [
+        &[b' '; 660][..],
+        b"<sheetData><row",
+        &[b' '; 61],
+        b"</row>",
+        &[b' '; 3977],
+        b"<c",
+        &[b' '; 7],
+        b"><v>1</ ></c",
+        &[b' '; 6],
+        b"></sheetData></",
+        &[b' '; 9],
+        b">",
+        &[b' '; 27],
+    ]
+    .concat();
+    assert_eq!(xml.len(), 4798);
+    let (serial, chunked) = serial_and_chunked(&xml);
+    assert_eq!(serial, Ok(vec!["0:0=Number(1.0) None".to_string()]));
+    assert_eq!(serial, chunked);
+    assert_eq!(serial, streamed(&package(&xml)));
+}
+
+/// worksheet_scan, long run: a part starting with a UTF-16 byte order mark
+/// was transcoded by the whole-sheet parse but read as raw bytes by the
+/// chunked parse and by the row stream, which then disagreed (here: an
+/// error against success). Found input, minimized: `FE FF`, then
+/// `<sheetData` and `></sheetData></` `>` apart in spaces.
+#[test]
+fn utf16_bom_sheet_gives_one_answer_every_way() {
+    let xml = [
+        &b"\xFE\xFF"[..],
+        &[b' '; 5570],
+        b"<sheetData",
+        &[b' '; 173],
+        b"></sheetData></",
+        &[b' '; 9],
+        b">",
+        &[b' '; 509],
+    ]
+    .concat();
+    assert_eq!(xml.len(), 6289);
+    let (serial, chunked) = serial_and_chunked(&xml);
+    assert!(serial.is_err(), "{serial:?}");
+    assert_eq!(serial, chunked);
+    assert_eq!(serial, streamed(&package(&xml)));
+}
+
+/// The same bug on a well-formed UTF-16 sheet of 240 cells: chunked, the
+/// UTF-16 bytes hit the nesting limit; streamed, the root was "not
+/// closed". Now all three read every cell.
+#[test]
+fn utf16_sheet_reads_the_same_every_way() {
+    let rows: String = (1..=120)
+        .map(|r| format!(r#"<row r="{r}"><c r="A{r}"><v>{r}</v></c><c r="B{r}" t="inlineStr"><is><t>é{r}</t></is></c></row>"#))
+        .collect();
+    let text = format!(
+        r#"<?xml version="1.0" encoding="UTF-16"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>{rows}</sheetData></worksheet>"#
+    );
+    for big_endian in [false, true] {
+        let mut xml: Vec<u8> = if big_endian {
+            vec![0xFE, 0xFF]
+        } else {
+            vec![0xFF, 0xFE]
+        };
+        for u in text.encode_utf16() {
+            xml.extend(if big_endian {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            });
+        }
+        assert!(
+            xml.len() > 4 << 10,
+            "big enough to be cut into 1 KiB chunks"
+        );
+        let (serial, chunked) = serial_and_chunked(&xml);
+        let cells = serial.unwrap();
+        assert_eq!(cells.len(), 240);
+        assert_eq!(cells[1], "0:1=String(\"\u{e9}1\") None");
+        assert_eq!(chunked.unwrap(), cells);
+        assert_eq!(streamed(&package(&xml)).unwrap(), cells);
+    }
+}
+
+/// worksheet_scan, second long run: the chunked open reads the sheet's
+/// head in 1 KiB steps here (1 MiB by default); a comment or CDATA section
+/// whose `<!--` / `<![CDATA[` was cut by a step ended as "DTD/entity
+/// declarations are not allowed" (ream-xml took the partial marker for a
+/// DTD), while the whole-sheet parse read on. Found bytes: `</ >` then a
+/// CDATA section starting 4 bytes before the 1 KiB step.
+#[test]
+fn comment_or_cdata_across_a_head_read_is_not_a_dtd() {
+    let xml = [
+        &[b' '; 1012][..],
+        b"</ ><![CDATA[",
+        &[b' '; 25],
+        b"]]>",
+        &[b' '; 3103],
+    ]
+    .concat();
+    assert_eq!(xml.len(), 4156);
+    let (serial, chunked) = serial_and_chunked(&xml);
+    assert_eq!(serial, chunked);
+    // The same on a well-formed sheet, the marker cut at every byte.
+    let rows: String = (1..=200)
+        .map(|r| format!(r#"<row r="{r}"><c r="A{r}"><v>{r}</v></c></row>"#))
+        .collect();
+    for mark in ["<!-- a comment -->", "<![CDATA[x]]>"] {
+        for shift in 0..10 {
+            let pad = " ".repeat(1024 - "<worksheet>".len() - shift);
+            let xml = format!("<worksheet>{pad}{mark}<sheetData>{rows}</sheetData></worksheet>");
+            let (serial, chunked) = serial_and_chunked(xml.as_bytes());
+            assert_eq!(serial.as_ref().map(Vec::len), Ok(200));
+            assert_eq!(serial, chunked, "{mark} {shift}");
+        }
+    }
+}
+
+/// worksheet_scan, third long run: a row without `r` after the grid's last
+/// cell (XFD1048576), cut into a later chunk. Its rows were numbered
+/// relative to that chunk and its cell held no value, so nothing checked
+/// the grid: the chunked open succeeded where the sequential parse fails
+/// ("cell at row 1048577 ... beyond Excel's grid"). The joiner now checks
+/// a chunk's relative rows against the grid and falls back.
+#[test]
+fn relative_rows_past_the_grid_in_a_later_chunk() {
+    let xml = [
+        &[b' '; 1222][..],
+        b"<sheetData><row>",
+        &[b' '; 216],
+        b"<c r=\"XFD1048576\">",
+        &[b' '; 1504],
+        b"</c></row><row",
+        &[b' '; 111],
+        b"><c",
+        &[b' '; 623],
+        b"\"",
+        &[b' '; 108],
+        b"\"",
+        &[b' '; 4],
+        b"\"   \" \"",
+        &[b' '; 160],
+        b"\"",
+        &[b' '; 9],
+        b"></c>",
+        &[b' '; 6],
+        b"</sheetData></",
+        &[b' '; 13],
+        b">",
+        &[b' '; 202],
+    ]
+    .concat();
+    assert_eq!(xml.len(), 4259);
+    let (serial, chunked) = serial_and_chunked(&xml);
+    assert!(
+        serial
+            .as_ref()
+            .is_err_and(|e| e.contains("beyond Excel's grid")),
+        "{serial:?}"
+    );
+    assert_eq!(serial, chunked);
+    // Well-formed: the last grid row, then a row without `r` 4 KiB later.
+    let pad = " ".repeat(4096);
+    let xml = format!(
+        r#"<worksheet><sheetData><row r="1048576"><c r="A1048576"><v>1</v></c></row>{pad}<row><c><v>2</v></c></row></sheetData></worksheet>"#
+    );
+    let (serial, chunked) = serial_and_chunked(xml.as_bytes());
+    assert!(
+        serial
+            .as_ref()
+            .is_err_and(|e| e.contains("beyond Excel's grid")),
+        "{serial:?}"
+    );
+    assert_eq!(serial, chunked);
+}
+
+/// worksheet_scan, fourth long run: a shared-formula child (B2) whose
+/// master sat in an earlier chunk, in a row written out of order (A2, O2,
+/// B2). The joiner looked the child up by binary search in the chunk's
+/// unsorted cells, missed it and dropped its formula; the sequential
+/// parse kept it. Unsorted chunks are now searched linearly.
+#[test]
+fn shared_formula_child_in_an_unsorted_row_of_a_later_chunk() {
+    let xml = [
+        &[b' '; 2883][..],
+        b"<sheetData><row",
+        &[b' '; 6],
+        b"><c",
+        &[b' '; 29],
+        b"><f t=\"shared\"    =\"     \" si=\"0\">",
+        &[b' '; 1063],
+        b"</ ></c></row><row",
+        &[b' '; 6],
+        b"><c   \"  \"><v>2</ ></c>",
+        &[b' '; 260],
+        b"<c r=\"o2\"><v>2</ ></c><c r=\"B2\"><f t=\"shared\" si=\"0\"/><v>4</",
+        &[b' '; 142],
+        b"></c>",
+        &[b' '; 6],
+        b"</sheetData",
+        &[b' '; 287],
+        b"> </ >",
+        &[b' '; 44],
+    ]
+    .concat();
+    assert_eq!(xml.len(), 4901);
+    let (serial, chunked) = serial_and_chunked(&xml);
+    assert!(serial.as_ref().is_ok_and(|c| c.len() == 3), "{serial:?}");
+    assert_eq!(serial, chunked);
+    // Well-formed: the master in row 1, then 4 KiB later a row with its
+    // cells out of order.
+    let pad = " ".repeat(4096);
+    let xml = format!(
+        r#"<worksheet><sheetData><row r="1"><c r="A1"><f t="shared" ref="A1:C3" si="0">X1*2</f><v>1</v></c></row>{pad}<row r="2"><c r="A2"><v>2</v></c><c r="O2"><v>3</v></c><c r="B2"><f t="shared" si="0"/><v>4</v></c></row></sheetData></worksheet>"#
+    );
+    let (serial, chunked) = serial_and_chunked(xml.as_bytes());
+    let cells = serial.unwrap();
+    assert_eq!(cells[2], "1:1=Number(4.0) Some(\"Y2*2\")");
+    assert_eq!(chunked.unwrap(), cells);
+}

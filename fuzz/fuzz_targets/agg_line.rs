@@ -1,0 +1,101 @@
+//! 1BRC line parser and aggregation: the first two input bytes choose the
+//! options (delimiter, header, strict values, raw keys, column layout, key
+//! limits, chunk size), the rest is the file. The serial run, a parallel
+//! run in tiny chunks and the streaming reader must give the same result
+//! or the same error (kind, line, byte), as the crate documents; the one
+//! documented difference is the `f64` mean of a key with non-1BRC values,
+//! which may differ in the last bits (summation order), so it is compared
+//! within the rounding error of `count` additions.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use ream_agg::{AggError, AggOptions, Aggregate, aggregate_bytes, aggregate_reader};
+
+/// One key's result: key, count, exact tenths, min, max, mean.
+type Row = (Vec<u8>, u64, Option<(i64, i64, i64)>, f64, f64, f64);
+
+fn rows(r: &Result<Aggregate, AggError>) -> Result<Vec<Row>, String> {
+    match r {
+        Ok(a) => {
+            let mut out = Vec::new();
+            // The writers run too (their output is checked by the crate's
+            // tests; here only that they do not fail).
+            a.write_csv(&mut out).map_err(|e| e.to_string())?;
+            a.write_1brc(&mut out).map_err(|e| e.to_string())?;
+            Ok(a.iter()
+                .map(|k| {
+                    (
+                        k.key().to_vec(),
+                        k.count(),
+                        k.tenths(),
+                        k.min(),
+                        k.max(),
+                        k.mean(),
+                    )
+                })
+                .collect())
+        }
+        Err(e) => Err(format!(
+            "{:?} line {} byte {}",
+            e.problem(),
+            e.line(),
+            e.offset()
+        )),
+    }
+}
+
+fn same(a: &Result<Vec<Row>, String>, b: &Result<Vec<Row>, String>) -> bool {
+    let (Ok(a), Ok(b)) = (a, b) else {
+        return a == b;
+    };
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            let scale = x.3.abs().max(x.4.abs());
+            let tolerance = 4.0 * f64::EPSILON * scale * x.1 as f64;
+            (&x.0, x.1, x.2) == (&y.0, y.1, y.2)
+                && x.3.to_bits() == y.3.to_bits()
+                && x.4.to_bits() == y.4.to_bits()
+                && (x.5 == y.5 || (x.5 - y.5).abs() <= tolerance)
+        })
+}
+
+fuzz_target!(|input: &[u8]| {
+    let (flags, rest) = input.split_first().unwrap_or((&0, &[]));
+    let (sizes, data) = rest.split_first().unwrap_or((&0, &[]));
+    let serial = AggOptions {
+        threads: 1,
+        delimiter: if flags & 1 == 0 { b';' } else { b',' },
+        header: flags & 2 != 0,
+        strict_values: flags & 4 != 0,
+        allow_invalid_utf8: flags & 8 != 0,
+        key_col: usize::from(flags & 16 != 0),
+        value_col: if flags & 16 != 0 { 2 } else { 1 },
+        max_keys: if flags & 32 != 0 {
+            usize::from(sizes & 7) + 1
+        } else {
+            10_000
+        },
+        max_key_bytes: if flags & 64 != 0 {
+            usize::from(sizes >> 3) + 1
+        } else {
+            100
+        },
+        ..AggOptions::default()
+    };
+    let chunked = AggOptions {
+        threads: 2,
+        chunk_bytes: usize::from(sizes & 31) + 1,
+        ..serial.clone()
+    };
+    let a = rows(&aggregate_bytes(data, &serial));
+    let b = rows(&aggregate_bytes(data, &chunked));
+    assert!(
+        same(&a, &b),
+        "serial and chunked runs differ:\n{a:?}\n{b:?}"
+    );
+    let c = rows(&aggregate_reader(data, &chunked));
+    assert!(
+        same(&a, &c),
+        "in-memory and streamed runs differ:\n{a:?}\n{c:?}"
+    );
+});
