@@ -10,7 +10,8 @@
 # timeout or memory blow-up; the input is saved under fuzz/artifacts/<target>/
 # and the libFuzzer log under $FUZZ_LOGS (default fuzz/artifacts/logs).
 # $FUZZ_CORPUS replaces fuzz/corpus (e.g. an empty folder, to time a run
-# as CI sees it).
+# as CI sees it). $FUZZ_SEED fixes libFuzzer's seed (CI uses 1, so a CI
+# run repeats what a local `FUZZ_SEED=1 fuzz/run.sh 30` does).
 # Build artifacts go to $CARGO_TARGET_DIR (default fuzz/target, git-ignored).
 set -uo pipefail
 
@@ -65,6 +66,7 @@ main() {
     # shellcheck disable=SC2046
     { time "${idle[@]}" "$bin/$t" -artifact_prefix="artifacts/$t/" \
       -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+      ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
       $(dict_for "$t") "$corpus/$t" "seeds/$t" >"$log" 2>&1; } 2>"$log.cpu"
     rc=$?
     cpu=$(awk '{printf "%.0f", $1 + $2}' "$log.cpu" 2>/dev/null)

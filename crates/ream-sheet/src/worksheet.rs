@@ -894,6 +894,12 @@ impl<'a> SheetParser<'a> {
         let mut value: Option<(usize, usize)> = None; // raw <v> text span
         let mut inline: Option<(u32, u32)> = None;
         let mut has_formula = false;
+        // Join-time expansions (chunk mode) queued by this element's `<f>`s
+        // start here: a later `<f>` replaces them, as it replaces
+        // `has_formula`, and a cell without a value drops them (fuzz
+        // finding, test
+        // `fuzz_regressions::second_formula_of_a_cell_replaces_a_pending_shared_child`).
+        let pending_before = self.pending.len();
         loop {
             let child = next_tag(buf, pos)
                 .map_err(|e| here(xml_err(e, at - tag.start as u64)))?
@@ -908,6 +914,7 @@ impl<'a> SheetParser<'a> {
                     pos = after;
                 }
                 (b"f", TagKind::Start | TagKind::Empty) => {
+                    self.pending.truncate(pending_before);
                     has_formula = self.formula(buf, &child, row, col).map_err(here)?;
                     if child.kind == TagKind::Start {
                         pos = skip_element(buf, pos, self.ctx.limits.max_xml_depth)
@@ -932,6 +939,7 @@ impl<'a> SheetParser<'a> {
         let decoded = self.decode_value(t, raw, inline, style).map_err(here)?;
         let Some((tag_code, aux, bits)) = decoded else {
             // No value: a formula recorded for this cell is dropped.
+            self.pending.truncate(pending_before);
             if has_formula && let Some(f) = self.store.formulas.pop() {
                 self.store.arena.truncate(f.off as usize);
                 self.formula_bytes = self.formula_bytes.saturating_sub(u64::from(f.len));

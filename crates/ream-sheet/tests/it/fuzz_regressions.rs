@@ -307,3 +307,58 @@ fn shared_formula_child_in_an_unsorted_row_of_a_later_chunk() {
     assert_eq!(cells[2], "1:1=Number(4.0) Some(\"Y2*2\")");
     assert_eq!(chunked.unwrap(), cells);
 }
+
+/// worksheet_scan, sixth long run: a cell with two `<f>` elements, a
+/// shared-formula child (master in an earlier chunk) then a plain one. The
+/// sequential parse keeps the last formula; chunked, the child's join-time
+/// expansion was still queued and won. A later `<f>` of the same cell now
+/// drops it.
+#[test]
+fn second_formula_of_a_cell_replaces_a_pending_shared_child() {
+    let xml = [
+        &[b' '; 4286][..],
+        b"<sheetData><row",
+        &[b' '; 28],
+        b"><c   \"  \"><f t=\"shared\"    =\"     \" si=\"0\"",
+        &[b' '; 965],
+        b"> </ ></c>",
+        &[b' '; 83],
+        b"</row><row",
+        &[b' '; 2056],
+        b"><c   \"  \"><f t=\"shared\" si=\"0\"",
+        &[b' '; 9],
+        b"></",
+        &[b' '; 271],
+        b"><f",
+        &[b' '; 101],
+        b"\" \"/><v>4</ ></c>",
+        &[b' '; 307],
+        b"</sheetData>",
+        &[b' '; 212],
+        b"</ >",
+        &[b' '; 242],
+    ]
+    .concat();
+    assert_eq!(xml.len(), 8708);
+    let (serial, chunked) = serial_and_chunked(&xml);
+    assert_eq!(serial, Ok(vec!["1:0=Number(4.0) None".to_string()]));
+    assert_eq!(serial, chunked);
+    // Well-formed: the child's cell has a second, plain formula.
+    let pad = " ".repeat(4096);
+    let xml = format!(
+        r#"<worksheet><sheetData><row r="1"><c r="A1"><f t="shared" ref="A1:A3" si="0">B1</f><v>1</v></c></row>{pad}<row r="2"><c r="A2"><f t="shared" si="0"/><f>C9</f><v>4</v></c></row></sheetData></worksheet>"#
+    );
+    let (serial, chunked) = serial_and_chunked(xml.as_bytes());
+    let cells = serial.unwrap();
+    assert_eq!(cells[1], "1:0=Number(4.0) Some(\"C9\")");
+    assert_eq!(chunked.unwrap(), cells);
+    // A child without a value (not stored), then a plain cell at the same
+    // place: the plain cell gets no formula either way.
+    let xml = format!(
+        r#"<worksheet><sheetData><row r="1"><c r="A1"><f t="shared" ref="A1:A3" si="0">B1</f><v>1</v></c></row>{pad}<row r="2"><c r="A2"><f t="shared" si="0"/></c><c r="A2"><v>4</v></c></row></sheetData></worksheet>"#
+    );
+    let (serial, chunked) = serial_and_chunked(xml.as_bytes());
+    let cells = serial.unwrap();
+    assert_eq!(cells[1], "1:0=Number(4.0) None");
+    assert_eq!(chunked.unwrap(), cells);
+}
