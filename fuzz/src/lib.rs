@@ -189,7 +189,12 @@ pub fn stream_rows(wb: &Workbook) -> Result<Vec<Vec<CellKey>>, ream_sheet::Error
                 cells.insert((c.row, c.col), v);
             }
         }
-        all.push(cells.into_iter().map(|((r, c), (v, f))| (r, c, v, f)).collect());
+        all.push(
+            cells
+                .into_iter()
+                .map(|((r, c), (v, f))| (r, c, v, f))
+                .collect(),
+        );
     }
     Ok(all)
 }
