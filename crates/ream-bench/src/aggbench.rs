@@ -218,12 +218,9 @@ pub fn run(a: &Args) -> Result<()> {
             file,
             out,
         }) => {
-            let line = match measure(*engine, *threads, file, out) {
-                Ok(v) => v,
-                Err(e) => json!({"ok": false, "error": format!("{e:#}")}),
-            };
-            println!("{line}");
-            std::process::exit(i32::from(line.get("ok") != Some(&Value::Bool(true))));
+            std::process::exit(crate::child::print_result(measure(
+                *engine, *threads, file, out,
+            )));
         }
         None => suite(a),
     }

@@ -69,3 +69,14 @@ pub fn run_json(args: Vec<OsString>, timeout: Duration) -> Result<Value> {
         }
     }
 }
+
+/// The child side: prints a measurement's JSON line (or `{"ok": false,
+/// "error": ...}`) and returns the exit status, 0 when it succeeded.
+pub fn print_result(result: Result<Value>) -> i32 {
+    let line = match result {
+        Ok(v) => v,
+        Err(e) => serde_json::json!({"ok": false, "error": format!("{e:#}")}),
+    };
+    println!("{line}");
+    i32::from(line.get("ok") != Some(&Value::Bool(true)))
+}

@@ -72,12 +72,7 @@ struct Outcome {
 
 /// Runs one measurement and prints its JSON line. Returns the exit status.
 pub fn run(engine: Engine, threads: usize, file: &Path) -> i32 {
-    let line = match measure(engine, threads, file) {
-        Ok(v) => v,
-        Err(e) => json!({"ok": false, "error": format!("{e:#}")}),
-    };
-    println!("{line}");
-    i32::from(line.get("ok") != Some(&Value::Bool(true)))
+    crate::child::print_result(measure(engine, threads, file))
 }
 
 fn measure(engine: Engine, threads: usize, file: &Path) -> Result<Value> {

@@ -169,12 +169,7 @@ pub fn run(a: &Args) -> Result<()> {
             Ok(())
         }
         Some(Sub::Measure { task, source, file }) => {
-            let line = match measure(*task, *source, file) {
-                Ok(v) => v,
-                Err(e) => json!({"ok": false, "error": format!("{e:#}")}),
-            };
-            println!("{line}");
-            std::process::exit(i32::from(line.get("ok") != Some(&Value::Bool(true))));
+            std::process::exit(crate::child::print_result(measure(*task, *source, file)));
         }
         None => suite(a),
     }
