@@ -18,12 +18,14 @@
 
 mod bytes;
 mod error;
+mod fill;
 pub mod fs;
 mod mem;
 pub mod source;
 
 pub use bytes::{Bytes, MapMode};
 pub use error::ErrorKind;
+pub use fill::{FillBuf, FillWriter};
 pub use mem::advise_huge_pages;
 pub use source::{
     BufferedSource, ByteSource, ByteSourceExt, IoCounters, MapSource, PreadSource, SourceKind,

@@ -29,8 +29,8 @@ use crate::worksheet::{ChunkOut, ParsedSheet, SheetCtx, SheetParser, last_row_en
 use ream_zip::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::io::Read;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, TryLockError};
 use std::time::{Duration, Instant};
 
 /// Sheets of at least this many chunks are parsed in chunks when more than
@@ -45,6 +45,30 @@ pub(crate) struct ChunkTask<'a> {
     offset: u64,
     last: bool,
     ctx: SheetCtx<'a>,
+    /// The sheet's joiner: whoever parses the chunk next in order joins.
+    join: Arc<JoinShared>,
+}
+
+/// A big sheet's join state, shared by its chunker and the workers.
+///
+/// Joining (copying a chunk's cells into the sheet's store, which faults in
+/// that store's pages) used to run on the chunker only, the thread that also
+/// inflates: on `mixed` the inflater was busy ~100 % while the helper idled
+/// ~50 % (perf, 2 threads). Now the worker that finishes the chunk next in
+/// order joins it, and the inflater only inflates unless back-pressure makes
+/// it parse.
+struct JoinShared {
+    state: Mutex<JoinState>,
+    /// Chunks joined so far (mirrors `JoinState::joined`, read lock-free).
+    joined: AtomicUsize,
+    /// A join failed (mirrors `JoinState::failed.is_some()`).
+    failed: AtomicBool,
+}
+
+struct JoinState {
+    joiner: Joiner,
+    joined: usize,
+    failed: Option<Error>,
 }
 
 struct BoardState<'a> {
@@ -154,6 +178,53 @@ impl<'a> Board<'a> {
         st.done.entry(task.sheet).or_default().insert(task.seq, res);
         drop(st);
         self.cv.notify_all();
+        self.try_join(task.sheet, &task.join);
+    }
+
+    /// Joins every finished chunk of `sheet` that is next in order, unless
+    /// another thread is joining that sheet right now (it re-checks for
+    /// newly finished chunks after letting go, so none is left behind).
+    fn try_join(&self, sheet: usize, join: &JoinShared) {
+        loop {
+            let mut g = match join.state.try_lock() {
+                Ok(g) => g,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(TryLockError::WouldBlock) => return,
+            };
+            let before = g.joined;
+            while g.failed.is_none() {
+                let Some(res) = self.take_done(sheet, g.joined) else {
+                    break;
+                };
+                match res.and_then(|c| g.joiner.add(c)) {
+                    Ok(spare) => {
+                        self.give_back(spare);
+                        g.joined += 1;
+                    }
+                    Err(e) => g.failed = Some(e),
+                }
+            }
+            let (next, failed) = (g.joined, g.failed.is_some());
+            join.joined.store(next, Ordering::Release);
+            join.failed.store(failed, Ordering::Release);
+            drop(g);
+            if next != before || failed {
+                // Taking the board lock orders this update before any
+                // waiter's check, so the notification is not lost.
+                drop(self.lock());
+                self.cv.notify_all();
+            }
+            if failed || !self.has_done(sheet, next) {
+                return;
+            }
+        }
+    }
+
+    fn has_done(&self, sheet: usize, seq: usize) -> bool {
+        self.lock()
+            .done
+            .get(&sheet)
+            .is_some_and(|d| d.contains_key(&seq))
     }
 
     /// Cell and text buffers of a joined chunk, kept for the next chunk
@@ -223,6 +294,7 @@ impl<'a> Board<'a> {
 }
 
 /// Joins chunk outputs in order into one sheet.
+#[derive(Default)]
 struct Joiner {
     store: CellStore,
     hidden_rows: Vec<u32>,
@@ -230,7 +302,6 @@ struct Joiner {
     last_key: u64,
     unsorted: bool,
     masters: HashMap<u32, (u32, u32, Vec<u8>)>,
-    formulas_unsorted: bool,
     tail: Vec<u8>,
     warnings: Vec<Error>,
     scratch: Vec<u8>,
@@ -262,10 +333,6 @@ impl Joiner {
             }
             Ok(r)
         };
-        // This chunk's cells strictly in (row, col) order: then a pending
-        // child is found by binary search, else by a scan for its last copy.
-        let mut chunk_sorted = true;
-        let mut chunk_key = 0u64;
         for (i, cell) in c.store.cells.iter().enumerate() {
             let mut cell = *cell;
             cell.row = shift(cell.row, i < c.rel_cells)?;
@@ -273,14 +340,13 @@ impl Joiner {
                 cell.bits += arena_base << 32;
             }
             let key = ((u64::from(cell.row) << 16) | u64::from(cell.col)) + 1;
-            chunk_sorted &= key > chunk_key;
-            chunk_key = key;
             self.unsorted |= key <= self.last_key;
             self.last_key = key;
             self.store.cells.push(cell);
         }
         self.unsorted |= c.unsorted;
         self.store.arena.extend_from_slice(&c.store.arena);
+        let first_formula = self.store.formulas.len();
         for (i, f) in c.store.formulas.iter().enumerate() {
             self.store.formulas.push(FormulaRec {
                 row: shift(f.row, i < c.rel_formulas)?,
@@ -291,44 +357,55 @@ impl Joiner {
         for (i, &h) in c.hidden_rows.iter().enumerate() {
             self.hidden_rows.push(shift(h, i < c.rel_hidden)?);
         }
-        // Children whose master came earlier: expand and flag the cell.
+        // Children whose master came earlier: each names its cell (already
+        // flagged) and its empty formula record (row already shifted), so
+        // another copy of the cell at the same place is never touched and
+        // the expansion keeps its place among the chunk's formulas, as in
+        // the sequential parse (test
+        // `fuzz_regressions::duplicate_cells_around_a_pending_shared_child`;
+        // a search by position flagged the wrong copy, and missed the
+        // child in an unsorted chunk: test
+        // `fuzz_regressions::shared_formula_child_in_an_unsorted_row_of_a_later_chunk`).
+        // Without a master the sequential parse records nothing: the record
+        // goes and the cell loses its flag.
+        let mut orphans: Vec<usize> = Vec::new();
         for p in &c.pending {
-            let row = shift(p.row, p.rel)?;
+            let at = first_formula + p.formula;
+            let Some(rec) = self.store.formulas.get(at).copied() else {
+                continue;
+            };
             let Some((mrow, mcol, text)) = self.masters.get(&p.si) else {
+                orphans.push(at);
+                if let Some(cell) = self.store.cells.get_mut(first_cell + p.cell) {
+                    cell.aux &= !AUX_FORMULA;
+                }
                 continue;
             };
             self.scratch.clear();
             let (drow, dcol) = (
-                i64::from(row) - i64::from(*mrow),
-                i64::from(p.col) - i64::from(*mcol),
+                i64::from(rec.row) - i64::from(*mrow),
+                i64::from(rec.col) - i64::from(*mcol),
             );
             shift_formula(text, drow, dcol, &mut self.scratch);
-            let cells = self.store.cells.get_mut(first_cell..).unwrap_or_default();
-            // Cells written out of order (O2 before B2) are not sorted yet
-            // here: a binary search missed the child and dropped its
-            // formula (fuzz finding, test
-            // `fuzz_regressions::shared_formula_child_in_an_unsorted_row_of_a_later_chunk`).
-            let at = |c: &RawCell| (c.row, u32::from(c.col)) == (row, p.col);
-            let found = if chunk_sorted {
-                cells
-                    .binary_search_by_key(&(row, p.col), |c| (c.row, u32::from(c.col)))
-                    .ok()
-            } else {
-                cells.iter().rposition(at)
-            };
-            if let Some(k) = found
-                && let Some(cell) = cells.get_mut(k)
-            {
-                cell.aux |= AUX_FORMULA;
-                let off = self.store.arena.len() as u32;
-                self.store.arena.extend_from_slice(&self.scratch);
-                self.store.formulas.push(FormulaRec {
-                    row,
-                    col: p.col,
-                    off,
-                    len: self.scratch.len() as u32,
-                });
-                self.formulas_unsorted = true;
+            if (self.store.arena.len() + self.scratch.len()) as u64 > u64::from(u32::MAX) {
+                return Err(Error::limit("cell text of one sheet exceeds 4 GiB"));
+            }
+            let off = self.store.arena.len() as u32;
+            self.store.arena.extend_from_slice(&self.scratch);
+            if let Some(f) = self.store.formulas.get_mut(at) {
+                f.off = off;
+                f.len = self.scratch.len() as u32;
+            }
+        }
+        if !orphans.is_empty() {
+            // Pending records come in formula order; only this chunk's
+            // records are walked.
+            let mut next = orphans.iter().copied().peekable();
+            let tail = self.store.formulas.split_off(first_formula);
+            for (i, f) in tail.into_iter().enumerate() {
+                if next.next_if_eq(&(first_formula + i)).is_none() {
+                    self.store.formulas.push(f);
+                }
             }
         }
         for m in c.masters {
@@ -460,25 +537,31 @@ fn chunk_and_join<'a>(
         last_key: 0,
         unsorted: false,
         masters: HashMap::new(),
-        formulas_unsorted: false,
         tail: Vec::new(),
         warnings: Vec::new(),
         scratch: Vec::new(),
     };
+    if !has_data {
+        // An empty sheet (or `<sheetData/>`): let the sequential parser
+        // handle the rest, including the tail checks.
+        return (Ok(None), inflate_s);
+    }
     let want = (entry.uncompressed_size / 24).min(1 << 26);
     let _ = joiner
         .store
         .cells
         .try_reserve(usize::try_from(want).unwrap_or(0));
     ream_io::advise_huge_pages(&joiner.store.cells);
-    if !has_data {
-        // An empty sheet (or `<sheetData/>`): let the sequential parser
-        // handle the rest, including the tail checks.
-        return (Ok(None), inflate_s);
-    }
+    let join = Arc::new(JoinShared {
+        state: Mutex::new(JoinState {
+            joiner,
+            joined: 0,
+            failed: None,
+        }),
+        joined: AtomicUsize::new(0),
+        failed: AtomicBool::new(false),
+    });
     let mut seq = 0usize;
-    let mut joined = 0usize;
-    let mut failed: Option<Error> = None;
     loop {
         // Fill to a chunk.
         while acc.filled < chunk && !eof {
@@ -526,6 +609,7 @@ fn chunk_and_join<'a>(
             offset,
             last: eof,
             ctx,
+            join: Arc::clone(&join),
         });
         offset += len;
         seq += 1;
@@ -536,36 +620,47 @@ fn chunk_and_join<'a>(
                 None => break,
             }
         }
-        if let Err(e) = join_ready(board, sheet, &mut joined, &mut joiner) {
-            failed = Some(e);
-            break;
-        }
-        if eof {
+        if eof || join.failed.load(Ordering::Acquire) {
             break;
         }
     }
-    // Help until every chunk of this sheet is parsed, joining as we go.
-    while failed.is_none() && joined < seq {
+    // Help until every chunk of this sheet is parsed and joined.
+    loop {
+        board.try_join(sheet, &join);
+        if join.failed.load(Ordering::Acquire) || join.joined.load(Ordering::Acquire) >= seq {
+            break;
+        }
         if let Some(t) = board.pop() {
             board.run(t);
         } else {
             let st = board.lock();
+            let joined = join.joined.load(Ordering::Acquire);
             let ready = st.done.get(&sheet).is_some_and(|d| d.contains_key(&joined));
-            if !ready {
+            if !ready && !join.failed.load(Ordering::Acquire) && joined < seq {
                 let _ = board.cv.wait_timeout(st, Duration::from_millis(20));
             }
         }
-        if let Err(e) = join_ready(board, sheet, &mut joined, &mut joiner) {
-            failed = Some(e);
+    }
+    // Let queued chunks of this sheet drain before leaving (after a failure
+    // some may still be queued or parsing).
+    while board.in_flight(sheet) > 0 {
+        match board.pop() {
+            Some(t) => board.run(t),
+            None => std::thread::yield_now(),
         }
     }
-    if let Some(e) = failed {
-        // Let queued chunks of this sheet drain before leaving.
-        while board.in_flight(sheet) > 0 {
-            if let Some(t) = board.pop() {
-                board.run(t);
-            }
-        }
+    let state = {
+        let mut g = join.state.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::replace(
+            &mut *g,
+            JoinState {
+                joiner: Joiner::default(),
+                joined: 0,
+                failed: None,
+            },
+        )
+    };
+    if let Some(e) = state.failed {
         // Malformed markup falls back too: a `</row>` inside a broken tag
         // cuts a chunk where the sequential parse would not, and the
         // result (cells or error) must not depend on chunking (fuzz
@@ -576,10 +671,8 @@ fn chunk_and_join<'a>(
         }
         return (Err(e), inflate_s);
     }
+    let joiner = state.joiner;
     let mut store = joiner.store;
-    if joiner.formulas_unsorted {
-        store.formulas.sort_by_key(|f| (f.row, f.col));
-    }
     store.normalize(!joiner.unsorted);
     let mut hidden_rows = joiner.hidden_rows;
     hidden_rows.sort_unstable();
@@ -595,21 +688,6 @@ fn chunk_and_join<'a>(
         })),
         inflate_s,
     )
-}
-
-/// Joins every finished chunk that is next in order.
-fn join_ready(
-    board: &Board<'_>,
-    sheet: usize,
-    joined: &mut usize,
-    joiner: &mut Joiner,
-) -> Result<()> {
-    while let Some(res) = board.take_done(sheet, *joined) {
-        let spare = joiner.add(res?)?;
-        board.give_back(spare);
-        *joined += 1;
-    }
-    Ok(())
 }
 
 /// Appends up to `step` inflated bytes to `acc`; returns (bytes read,

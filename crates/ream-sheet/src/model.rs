@@ -400,6 +400,8 @@ pub struct OpenStats {
     /// chunked).
     pub chunks: u64,
     /// Big sheets that were parsed sequentially after all because a chunk
-    /// boundary fell inside markup that looked like a row end.
+    /// boundary fell inside markup that looked like a row end (ODS: tables
+    /// whose chunks did not stitch into the table, e.g. a cut inside a row
+    /// group, or failed).
     pub chunk_fallbacks: u64,
 }

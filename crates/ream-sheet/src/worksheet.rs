@@ -40,14 +40,18 @@ struct SharedMaster {
 }
 
 /// A shared-formula child whose master was not in its chunk: resolved when
-/// the chunks are joined.
+/// the chunks are joined. It names its own cell and its place in the
+/// formula table (an empty record holding the child's row and column), so
+/// the joiner neither searches by position (another copy of the cell at
+/// the same place must not get the formula) nor appends the expansion
+/// after formulas that the sequential parse records later.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pending {
-    pub row: u32,
-    pub col: u32,
     pub si: u32,
-    /// Its row is relative to the chunk start.
-    pub rel: bool,
+    /// Index of the child's cell in the chunk's `store.cells`.
+    pub cell: usize,
+    /// Index of its placeholder record in the chunk's `store.formulas`.
+    pub formula: usize,
 }
 
 /// A shared-formula master exported by a chunk for later chunks.
@@ -894,12 +898,17 @@ impl<'a> SheetParser<'a> {
         let mut value: Option<(usize, usize)> = None; // raw <v> text span
         let mut inline: Option<(u32, u32)> = None;
         let mut has_formula = false;
-        // Join-time expansions (chunk mode) queued by this element's `<f>`s
-        // start here: a later `<f>` replaces them, as it replaces
-        // `has_formula`, and a cell without a value drops them (fuzz
-        // finding, test
+        // Formula records and join-time expansions (chunk mode) of this
+        // element's `<f>`s start here: a later `<f>` replaces them, as it
+        // replaces `has_formula`, and a cell without a value drops them
+        // (fuzz finding, test
         // `fuzz_regressions::second_formula_of_a_cell_replaces_a_pending_shared_child`).
+        // So an element leaves at most one record, and only with a value:
+        // an earlier `<f>`'s record left behind could outrank an earlier
+        // copy's formula at the same place (test
+        // `fuzz_regressions::duplicate_cells_around_a_pending_shared_child`).
         let pending_before = self.pending.len();
+        let formulas_before = self.store.formulas.len();
         loop {
             let child = next_tag(buf, pos)
                 .map_err(|e| here(xml_err(e, at - tag.start as u64)))?
@@ -915,6 +924,7 @@ impl<'a> SheetParser<'a> {
                 }
                 (b"f", TagKind::Start | TagKind::Empty) => {
                     self.pending.truncate(pending_before);
+                    self.store.formulas.truncate(formulas_before);
                     has_formula = self.formula(buf, &child, row, col).map_err(here)?;
                     if child.kind == TagKind::Start {
                         pos = skip_element(buf, pos, self.ctx.limits.max_xml_depth)
@@ -1207,13 +1217,15 @@ impl<'a> SheetParser<'a> {
         } else if let (true, Some(si)) = (shared, si) {
             let Some(m) = self.shared.get(si as usize).copied().flatten() else {
                 if self.chunk_mode {
-                    // The master is in an earlier chunk: expanded at the join.
+                    // The master may be in an earlier chunk: an empty record
+                    // holds the formula's place, filled at the join (or
+                    // dropped, with the cell's flag, when there is none).
                     self.pending.push(Pending {
-                        row,
-                        col,
                         si,
-                        rel: !self.abs_seen,
+                        cell: self.store.cells.len(),
+                        formula: self.store.formulas.len(),
                     });
+                    return self.record_formula(off, row, col);
                 }
                 return Ok(false);
             };

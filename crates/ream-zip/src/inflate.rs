@@ -113,7 +113,8 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
                 out.truncate(n);
             } else if out.capacity() < n {
                 // A fresh zeroed allocation (calloc: large ones are mapped
-                // zero pages, no memset pass over the buffer).
+                // zero pages, no memset pass over the buffer). Huge-page
+                // advice was tried and dropped: see `ream_io::FillBuf::new`.
                 *out = vec![0u8; n];
             } else {
                 out.resize(n, 0);

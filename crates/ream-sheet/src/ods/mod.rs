@@ -10,6 +10,11 @@
 //!   parsed on a pool of `min(jobs, threads)` scoped threads taking jobs
 //!   (largest first) from an atomic counter, each writing its own
 //!   [`CellStore`](crate::store::CellStore); a serial loop for one job.
+//! * **A and B overlapped** — with several threads and a `content.xml` of
+//!   at least 4 x `chunk_bytes` (16 MiB), the calling thread inflates
+//!   while the others already parse the tables and row chunks that are
+//!   complete ([`progressive`]); every table is then stitched from chunks
+//!   in phase C, or parsed there serially when they do not stitch.
 //! * **C** — the outline walk over the top level of `office:spreadsheet`
 //!   in document order: tables become sheets (chunks stitched), nested
 //!   candidates are dropped, `table:named-expressions` become defined
@@ -39,6 +44,7 @@
 mod cell;
 mod chunks;
 mod names;
+mod progressive;
 mod split;
 mod table;
 mod text;
@@ -119,15 +125,46 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
             .in_part(PART)
     })?;
+    let threads_all = opts.effective_threads(usize::MAX);
+    let mut owned = Vec::new();
+    let mut prog = None;
     let t = Instant::now();
-    let mut buf = Vec::new();
-    archive
-        .read_into(entry, &mut buf)
-        .map_err(|e| Error::from(e).in_part(PART))?;
-    let inflate_s = t.elapsed().as_secs_f64();
-    crate::encoding::ensure_utf8(&mut buf).map_err(|e| e.in_part(PART))?;
-    let prelude = split::read_prelude(&buf, limits.max_xml_depth).map_err(|e| e.in_part(PART))?;
-    let starts = split::table_starts(&buf, prelude.body);
+    if threads_all > 1
+        && entry.uncompressed_size >= progressive::MIN_CHUNKS * opts.chunk_bytes as u64
+    {
+        prog = Some(
+            progressive::read(&archive, entry, opts, threads_all).map_err(|e| e.in_part(PART))?,
+        );
+    } else {
+        archive
+            .read_into(entry, &mut owned)
+            .map_err(|e| Error::from(e).in_part(PART))?;
+    }
+    let mut inflate_s = t.elapsed().as_secs_f64();
+    let mut planned = None;
+    let mut prog_times = None;
+    if let Some(p) = prog.as_mut() {
+        inflate_s = p.inflate_s;
+        planned = p.planned.take();
+        prog_times = Some((p.inflate_wall_s, p.parse_s, p.threads));
+        if crate::encoding::is_utf16(p.buf.filled()) {
+            owned = p.buf.filled().to_vec();
+            prog = None;
+        }
+    }
+    crate::encoding::ensure_utf8(&mut owned).map_err(|e| e.in_part(PART))?;
+    let buf: &[u8] = match &prog {
+        Some(p) => p.buf.filled(),
+        None => &owned,
+    };
+    let prelude = split::read_prelude(buf, limits.max_xml_depth).map_err(|e| e.in_part(PART))?;
+    // The overlapped read planned the same candidates (checked cheaply by
+    // the prelude); otherwise the serial plan below runs on the buffer.
+    let planned = planned.filter(|_| prog.is_some());
+    let starts = match &planned {
+        Some((starts, _, _)) => starts.clone(),
+        None => split::table_starts(buf, prelude.body),
+    };
     if starts.len() > MAX_TABLES {
         return Err(Error::limit(format!(
             "content.xml holds {} table elements, more than {MAX_TABLES}",
@@ -135,7 +172,11 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         ))
         .in_part(PART));
     }
-    let phase_a_s = started.elapsed().as_secs_f64();
+    // Overlapped: phase A ends when the inflater does, B is the parse tail.
+    let phase_a_s = match prog_times {
+        Some((wall, _, _)) if prog.is_some() => t.duration_since(started).as_secs_f64() + wall,
+        _ => started.elapsed().as_secs_f64(),
+    };
 
     // Phase B.
     let t = Instant::now();
@@ -146,20 +187,36 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
             .saturating_sub(prelude.depth.saturating_add(1)),
         tables: starts.len() as u64,
     };
-    let (jobs, ranges) = plan(&buf, &starts, opts);
-    let budgets: Vec<AtomicU64> = starts.iter().map(|_| AtomicU64::new(0)).collect();
-    let (mut results, threads, parse_s) =
-        parse_jobs(&buf, &jobs, &budgets, opts, cfg).map_err(|e| e.in_part(PART))?;
-    let phase_b_s = t.elapsed().as_secs_f64();
+    let (jobs, ranges, mut results, threads, parse_s) = match planned {
+        Some((_, jobs, results)) => {
+            let ranges = job_ranges(&jobs, starts.len());
+            let (_, parse_s, threads) = prog_times.unwrap_or((0.0, 0.0, 1));
+            (jobs, ranges, results, threads, parse_s)
+        }
+        None => {
+            let (jobs, ranges) = plan(buf, &starts, opts);
+            let budgets: Vec<AtomicU64> = starts.iter().map(|_| AtomicU64::new(0)).collect();
+            let (results, threads, parse_s) =
+                parse_jobs(buf, &jobs, &budgets, opts, cfg).map_err(|e| e.in_part(PART))?;
+            (jobs, ranges, results, threads, parse_s)
+        }
+    };
+    let n_chunks = jobs.iter().filter(|j| j.chunk.is_some()).count() as u64;
+    drop(jobs);
+    let phase_b_s = match prog_times {
+        Some(_) if prog.is_some() => (started.elapsed().as_secs_f64() - phase_a_s).max(0.0),
+        _ => t.elapsed().as_secs_f64(),
+    };
 
     // Phase C.
     let t = Instant::now();
     let outline = Outline {
-        buf: &buf,
+        buf,
         cfg,
         depth: prelude.depth,
         starts: &starts,
         ranges: &ranges,
+        fallbacks: std::cell::Cell::new(0),
     };
     let (tables, raw_names) = outline
         .walk(prelude.body, &mut results)
@@ -220,7 +277,8 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         threads,
         cells,
         inflated_bytes: buf.len() as u64,
-        ..OpenStats::default()
+        chunks: n_chunks,
+        chunk_fallbacks: outline.fallbacks.get(),
     };
     Ok(Workbook {
         sheets,
@@ -292,6 +350,21 @@ fn plan(
         ranges.push(first_job..jobs.len());
     }
     (jobs, ranges)
+}
+
+/// Per candidate, its range of jobs (jobs come grouped by candidate, in
+/// order).
+fn job_ranges(jobs: &[Job], candidates: usize) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = vec![0..0; candidates];
+    let mut k = 0;
+    for (cand, r) in ranges.iter_mut().enumerate() {
+        let first = k;
+        while jobs.get(k).is_some_and(|j| j.cand == cand) {
+            k += 1;
+        }
+        *r = first..k;
+    }
+    ranges
 }
 
 /// Runs the jobs on the pool (largest first, an atomic job counter, a
@@ -380,6 +453,8 @@ struct Outline<'a> {
     starts: &'a [usize],
     /// Per candidate, its jobs.
     ranges: &'a [std::ops::Range<usize>],
+    /// Chunked tables parsed here again, serially.
+    fallbacks: std::cell::Cell<u64>,
 }
 
 impl Outline<'_> {
@@ -388,14 +463,18 @@ impl Outline<'_> {
     fn take(&self, cand: usize, slots: &mut [Option<Done>]) -> Option<Result<ParsedTable>> {
         let range = self.ranges.get(cand)?.clone();
         let mut parts = Vec::with_capacity(range.len());
+        let fallback = || {
+            self.fallbacks.set(self.fallbacks.get() + 1);
+            None
+        };
         for slot in slots.get_mut(range)? {
             match slot.take()? {
                 Done::Whole(res) => return Some(res),
                 Done::Chunk(Ok(p)) => parts.push(p),
-                Done::Chunk(Err(_)) => return None,
+                Done::Chunk(Err(_)) => return fallback(),
             }
         }
-        chunks::stitch(parts, self.cfg).map(Ok)
+        chunks::stitch(parts, self.cfg).map(Ok).or_else(fallback)
     }
 
     /// Collects the top-level tables (from the pool, or parsed here when

@@ -267,7 +267,8 @@ fn relative_rows_past_the_grid_in_a_later_chunk() {
 /// master sat in an earlier chunk, in a row written out of order (A2, O2,
 /// B2). The joiner looked the child up by binary search in the chunk's
 /// unsorted cells, missed it and dropped its formula; the sequential
-/// parse kept it. Unsorted chunks are now searched linearly.
+/// parse kept it. A pending child now names its cell by index (see
+/// `duplicate_cells_around_a_pending_shared_child`), so there is no search.
 #[test]
 fn shared_formula_child_in_an_unsorted_row_of_a_later_chunk() {
     let xml = [
@@ -361,4 +362,55 @@ fn second_formula_of_a_cell_replaces_a_pending_shared_child() {
     let cells = serial.unwrap();
     assert_eq!(cells[1], "1:0=Number(4.0) None");
     assert_eq!(chunked.unwrap(), cells);
+}
+
+/// Found by hand (FUZZING.md, after finding 9): two `<c>` at one place in a
+/// later chunk than the shared master. The joiner found a pending child by
+/// its position, so it flagged whichever copy the search met, and it
+/// appended the expansion after the chunk's own formulas, so it outranked
+/// a later copy's plain formula. A pending child now names its own cell
+/// and holds its place in the formula table. The last case is a
+/// sequential fix: a cell element without a value leaves no formula
+/// behind, however many `<f>` it has (before, all but its last one stayed
+/// and the first could replace an earlier copy's formula).
+#[test]
+fn duplicate_cells_around_a_pending_shared_child() {
+    let xml = [
+        &b"<worksheet><sheetData><row r=\"1\"><c r=\"A1\"><f t=\"shared\" ref=\"A1:E3\" si=\"0\">B1</f><v>1</v></c></row>"[..],
+        &[b' '; 4096],
+        b"<row r=\"2\">",
+        // A child, then a plain copy: the copy has no formula.
+        b"<c r=\"A2\"><f t=\"shared\" si=\"0\"/><v>2</v></c><c r=\"A2\"><v>3</v></c>",
+        // A child, then a copy with a plain formula: the copy's formula.
+        b"<c r=\"B2\"><f t=\"shared\" si=\"0\"/><v>4</v></c><c r=\"B2\"><f>Z9</f><v>5</v></c>",
+        // A plain formula, then a child: the child's expansion.
+        b"<c r=\"C2\"><f>Z9</f><v>6</v></c><c r=\"C2\"><f t=\"shared\" si=\"0\"/><v>7</v></c>",
+        // A plain formula, then a child of a master never given: none.
+        b"<c r=\"D2\"><f>Z9</f><v>8</v></c><c r=\"D2\"><f t=\"shared\" si=\"5\"/><v>9</v></c>",
+        // A plain formula, then a copy with no value (not stored) and two
+        // formulas: the first copy and its formula.
+        b"<c r=\"E2\"><f>Z9</f><v>10</v></c><c r=\"E2\"><f t=\"shared\" si=\"0\"/><f>Y8</f></c>",
+        b"</row></sheetData></worksheet>",
+    ]
+    .concat();
+    let (serial, chunked) = serial_and_chunked(&xml);
+    let want = [
+        "0:0=Number(1.0) Some(\"B1\")",
+        "1:0=Number(3.0) None",
+        "1:1=Number(5.0) Some(\"Z9\")",
+        "1:2=Number(7.0) Some(\"D2\")",
+        "1:3=Number(9.0) None",
+        "1:4=Number(10.0) Some(\"Z9\")",
+    ];
+    assert_eq!(serial, Ok(want.map(String::from).to_vec()));
+    assert_eq!(chunked, serial);
+    // The row stream yields both copies; the last of each is what a loaded
+    // open keeps.
+    let mut last = std::collections::BTreeMap::new();
+    for c in streamed(&package(&xml)).unwrap() {
+        let (at, rest) = c.split_once('=').unwrap();
+        last.insert(at.to_string(), rest.to_string());
+    }
+    let streamed: Vec<String> = last.into_iter().map(|(a, r)| format!("{a}={r}")).collect();
+    assert_eq!(Ok(streamed), serial);
 }

@@ -934,3 +934,198 @@ fn ods_corpus() {
     assert!(hard.is_empty(), "panics or hangs: {hard:?}");
     assert!(pct >= 100.0, "agreement {pct:.1}% below target");
 }
+
+/// A document exercising what the overlapped (progressive) read must get
+/// right: a hidden sheet style, header rows, row groups, repeats, spans,
+/// annotations, a nested table, named expressions between tables, a DDE
+/// cache and an empty table.
+fn overlapped_fixture() -> String {
+    let big = overlapped_rows(true);
+    let plain = overlapped_rows(false);
+    let styles = r#"<style:style style:name="ta9" style:family="table"><style:table-properties table:display="false"/></style:style>"#;
+    let body = format!(
+        r#"<table:table table:name="Big" table:style-name="ta9">{big}</table:table><table:named-expressions><table:named-range table:name="First" table:cell-range-address="$Big.$A$1:.$B$2"/></table:named-expressions>{}<table:table table:name="Empty"/><table:dde-links><table:dde-link><table:table><table:table-row>{}</table:table-row></table:table></table:dde-link></table:dde-links>{}"#,
+        table(
+            "Small",
+            &format!("<table:table-row>{}</table:table-row>", float("3"))
+        ),
+        float("4"),
+        table("Last", &plain),
+    );
+    content(styles, &body)
+}
+
+/// Rows of the fixture's big tables; `odd` adds row groups and nested
+/// tables (where chunks cannot be stitched and the table is parsed again
+/// serially).
+fn overlapped_rows(odd: bool) -> String {
+    let mut big = String::from(
+        "<table:table-column table:number-columns-repeated=\"2\"/><table:table-header-rows>",
+    );
+    big.push_str(&format!(
+        "<table:table-row>{}</table:table-row></table:table-header-rows>",
+        string("head")
+    ));
+    for r in 0..400u32 {
+        if odd && r % 97 == 5 {
+            big.push_str(&format!(
+                "<table:table-row-group><table:table-row>{}</table:table-row><table:table-row>{}</table:table-row></table:table-row-group>",
+                float(&format!("{r}.25")),
+                string("grouped")
+            ));
+        }
+        big.push_str("<table:table-row>");
+        big.push_str(&float(&format!("{r}.5")));
+        big.push_str(&string(&format!("row {r} &amp; text")));
+        if r % 50 == 0 {
+            big.push_str(r#"<table:table-cell table:number-columns-spanned="2" table:formula="of:=[.A1]" office:value-type="float" office:value="1"><office:annotation><text:p>note</text:p></office:annotation></table:table-cell><table:covered-table-cell/>"#);
+        }
+        if odd && r % 61 == 0 {
+            big.push_str(&format!(
+                r#"<table:table-cell><table:table table:name="Nested"><table:table-row>{}</table:table-row></table:table></table:table-cell>"#,
+                float("9")
+            ));
+        }
+        big.push_str("</table:table-row>");
+        if r % 77 == 0 {
+            big.push_str(r#"<table:table-row table:number-rows-repeated="3" table:visibility="collapse"><table:table-cell office:value-type="float" office:value="7"/></table:table-row>"#);
+        }
+    }
+    big
+}
+
+#[test]
+fn overlapped_read_agrees_with_serial_for_every_chunk_size() {
+    let xml = overlapped_fixture();
+    let bytes = package(&xml);
+    let serial =
+        dump(&Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap());
+    assert!(
+        serial.iter().any(|l| l.contains("vis=Hidden")),
+        "the hidden style is seen"
+    );
+    let mut sizes = vec![
+        1 << 10,
+        1500,
+        2048,
+        3000,
+        4096,
+        7777,
+        16 << 10,
+        xml.len() / 4,
+    ];
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..12 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        sizes.push(1024 + (seed >> 33) as usize % 40_000);
+    }
+    for chunk in sizes {
+        for threads in [2, 3] {
+            let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
+            let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+            assert_eq!(dump(&wb), serial, "chunk_bytes={chunk} threads={threads}");
+            let st = wb.stats();
+            if chunk < 8 << 10 {
+                // Tables stitch from their chunks; Big's nested tables
+                // (candidates of their own) send it back to the serial
+                // parse.
+                assert!(st.chunks > 10, "{st:?}");
+                assert_eq!(st.chunk_fallbacks, 1, "only Big: {st:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn overlapped_read_gives_the_serial_errors() {
+    let xml = overlapped_fixture();
+    let limits = |cells: u64| Limits {
+        max_cells_per_sheet: cells,
+        ..Limits::default()
+    };
+    let serial_err = |x: &str, cells: u64| {
+        let opts = OpenOptions::new().parallel(false).limits(limits(cells));
+        Workbook::from_bytes(package(x), &opts)
+            .unwrap_err()
+            .to_string()
+    };
+    let overlapped_err = |x: &str, cells: u64| {
+        let opts = OpenOptions::new()
+            .threads(2)
+            .chunk_bytes(1 << 10)
+            .limits(limits(cells));
+        Workbook::from_bytes(package(x), &opts)
+            .unwrap_err()
+            .to_string()
+    };
+    // A bad value deep in the last table, a truncation inside it, a
+    // truncation in the prelude, and repeats past a small cell limit.
+    let at = xml.rfind("office:value=\"399.5\"").unwrap();
+    let bad = format!("{}office:value=\"x\"{}", &xml[..at], &xml[at + 20..]);
+    let cut = &xml[..xml.len() - 5000];
+    let prelude_cut = &xml[..xml.find("<office:body>").unwrap() + 3];
+    let bomb = xml.replacen(
+        "<table:table-row table:number-rows-repeated=\"3\"",
+        "<table:table-row table:number-rows-repeated=\"5000\"",
+        1,
+    );
+    for (x, cells) in [
+        (bad.as_str(), 1 << 30),
+        (cut, 1 << 30),
+        (prelude_cut, 1 << 30),
+        (bomb.as_str(), 4000),
+    ] {
+        assert_eq!(overlapped_err(x, cells), serial_err(x, cells));
+    }
+    // UTF-16 content.xml is read through the serial plan.
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(xml.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let mut mime = Entry::new("mimetype", MIME);
+    mime.stored = true;
+    let pkg = Zip { entries: vec![] }
+        .push(mime)
+        .push(Entry::new("content.xml", utf16))
+        .build();
+    let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+    let wb = Workbook::from_bytes(pkg, &opts).unwrap();
+    let serial =
+        dump(&Workbook::from_bytes(package(&xml), &OpenOptions::new().parallel(false)).unwrap());
+    assert_eq!(dump(&wb), serial);
+}
+
+/// Every corpus ODS file reads the same (cells, names, errors) through the
+/// overlapped read with tiny chunks as through the serial plan.
+#[test]
+fn ods_corpus_overlapped_equals_serial() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let corpus = std::env::var_os("REAM_CORPUS").map(PathBuf::from);
+    let dir = corpus
+        .unwrap_or_else(|| root.join("../shared/corpus"))
+        .join("ods");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        println!("no corpus at {}; skipped", dir.display());
+        return;
+    };
+    let read = |bytes: &[u8], opts: &OpenOptions| match Workbook::from_bytes(bytes.to_vec(), opts) {
+        Ok(wb) => Ok(dump(&wb)),
+        Err(e) => Err(e.to_string()),
+    };
+    let (mut files, mut overlapped) = (0, 0);
+    for path in entries.flatten().map(|e| e.path()) {
+        if path.extension().is_none_or(|x| x != "ods") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let serial = read(&bytes, &OpenOptions::new().parallel(false));
+        let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+        let wb = Workbook::from_bytes(bytes.clone(), &opts);
+        overlapped += usize::from(wb.as_ref().is_ok_and(|w| w.stats().chunks > 0));
+        assert_eq!(read(&bytes, &opts), serial, "{}", path.display());
+        files += 1;
+    }
+    println!("{files} files, {overlapped} read overlapped in chunks");
+}
