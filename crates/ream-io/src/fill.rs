@@ -121,6 +121,15 @@ impl FillWriter<'_> {
         }
     }
 
+    /// Faults in the next `n` bytes of [`FillWriter::spare`] in one call
+    /// (`MADV_POPULATE_WRITE`, Linux 5.14+; nothing elsewhere or on error)
+    /// instead of one page fault per 4 KiB while writing.
+    pub fn prefault(&mut self, n: usize) {
+        let spare = self.spare();
+        let n = n.min(spare.len());
+        crate::mem::populate_write(spare.get_mut(..n).unwrap_or_default());
+    }
+
     /// Publishes the next `n` bytes of [`FillWriter::spare`] to readers
     /// (clamped to the capacity).
     pub fn commit(&mut self, n: usize) {

@@ -26,7 +26,7 @@ pub mod source;
 pub use bytes::{Bytes, MapMode};
 pub use error::ErrorKind;
 pub use fill::{FillBuf, FillWriter};
-pub use mem::advise_huge_pages;
+pub use mem::{advise_huge_pages, populate_write};
 pub use source::{
     BufferedSource, ByteSource, ByteSourceExt, IoCounters, MapSource, PreadSource, SourceKind,
     SourceOptions, WindowSource, open_source,

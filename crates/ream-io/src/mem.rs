@@ -39,3 +39,34 @@ pub fn advise_huge_pages<T>(v: &Vec<T>) {
         };
     }
 }
+
+/// Faults in the pages of `buf` for writing in one `madvise` call
+/// (`MADV_POPULATE_WRITE`): cheaper than taking one page fault per 4 KiB
+/// while filling a fresh buffer. A hint only: contents are unchanged, and
+/// errors (old kernels, non-Linux) are ignored.
+pub fn populate_write(buf: &mut [u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = buf.as_ptr() as usize;
+        let first = start / PAGE * PAGE;
+        let end = start.saturating_add(buf.len());
+        if end <= first || buf.is_empty() {
+            return;
+        }
+        // SAFETY: the pages touched are those overlapping `buf`, which we
+        // borrow mutably; MADV_POPULATE_WRITE only faults them in (as a
+        // write to each would, without changing any byte), so no Rust
+        // reference is invalidated. Errors are ignored on purpose.
+        #[allow(unsafe_code)]
+        let _ = unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                end - first,
+                libc::MADV_POPULATE_WRITE,
+            )
+        };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = buf;
+}

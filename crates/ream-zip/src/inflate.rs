@@ -115,7 +115,12 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
                 // A fresh zeroed allocation (calloc: large ones are mapped
                 // zero pages, no memset pass over the buffer). Huge-page
                 // advice was tried and dropped: see `ream_io::FillBuf::new`.
+                // Big buffers are faulted in with one call, not one fault
+                // per 4 KiB page while inflating.
                 *out = vec![0u8; n];
+                if n >= 8 << 20 {
+                    ream_io::populate_write(out);
+                }
             } else {
                 out.resize(n, 0);
             }

@@ -104,6 +104,69 @@ pub(crate) fn stitch(parts: Vec<Partial>, cfg: TableCfg<'_>) -> Option<ParsedTab
     finish_table(whole, cfg).ok()
 }
 
+/// A table's chunks stitched one by one as they finish (any order in, in
+/// order out), so the overlapped read (`progressive.rs`) appends on the
+/// workers while parsing goes on, instead of in phase C; the result is
+/// what [`stitch`] gives for the same chunks.
+#[derive(Default)]
+pub(crate) struct Stitcher {
+    /// The chunks joined so far, as one partial table.
+    acc: Option<Partial>,
+    /// Sequence number of the next chunk to join.
+    next: usize,
+    waiting: std::collections::BTreeMap<usize, crate::error::Result<Partial>>,
+    /// A chunk failed, closed the table early, or would not fit.
+    broken: bool,
+}
+
+impl Stitcher {
+    /// Files chunk `seq`'s outcome and joins every chunk now next in order.
+    pub(crate) fn add(&mut self, seq: usize, res: crate::error::Result<Partial>) {
+        self.waiting.insert(seq, res);
+        while let Some(res) = self.waiting.remove(&self.next) {
+            self.next += 1;
+            self.join(res);
+        }
+    }
+
+    fn join(&mut self, res: crate::error::Result<Partial>) {
+        if self.broken {
+            return;
+        }
+        let Ok(p) = res else {
+            self.broken = true;
+            return;
+        };
+        let Some(acc) = self.acc.as_mut() else {
+            self.acc = Some(p);
+            return;
+        };
+        // Only the last chunk may close the table.
+        if acc.closed || append(&mut acc.table, p.table, acc.rows, &mut acc.clipped).is_none() {
+            self.broken = true;
+            return;
+        }
+        let offset = acc.rows;
+        acc.hidden_runs.extend(
+            p.hidden_runs
+                .iter()
+                .map(|&(r, c)| (r.saturating_add(offset), c)),
+        );
+        acc.clipped |= p.clipped;
+        acc.rows = offset.saturating_add(p.rows);
+        acc.used = acc.used.saturating_add(p.used);
+        acc.expanded = acc.expanded.saturating_add(p.expanded);
+        acc.closed = p.closed;
+    }
+
+    /// The whole table as one closed partial when all `parts` chunks
+    /// joined into it; `None` sends the table to the serial parse.
+    pub(crate) fn finish(self, parts: usize) -> Option<Partial> {
+        let acc = self.acc?;
+        (!self.broken && self.next == parts && acc.closed).then_some(acc)
+    }
+}
+
 /// Appends chunk `t` (rows relative) to `out`, its rows shifted by
 /// `offset`.
 fn append(out: &mut ParsedTable, t: ParsedTable, offset: u64, clipped: &mut bool) -> Option<()> {

@@ -146,7 +146,7 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     if let Some(p) = prog.as_mut() {
         inflate_s = p.inflate_s;
         planned = p.planned.take();
-        prog_times = Some((p.inflate_wall_s, p.parse_s, p.threads));
+        prog_times = Some((p.inflate_wall_s, p.parse_s, p.threads, p.chunks));
         if crate::encoding::is_utf16(p.buf.filled()) {
             owned = p.buf.filled().to_vec();
             prog = None;
@@ -174,7 +174,7 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     }
     // Overlapped: phase A ends when the inflater does, B is the parse tail.
     let phase_a_s = match prog_times {
-        Some((wall, _, _)) if prog.is_some() => t.duration_since(started).as_secs_f64() + wall,
+        Some((wall, ..)) if prog.is_some() => t.duration_since(started).as_secs_f64() + wall,
         _ => started.elapsed().as_secs_f64(),
     };
 
@@ -190,7 +190,7 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     let (jobs, ranges, mut results, threads, parse_s) = match planned {
         Some((_, jobs, results)) => {
             let ranges = job_ranges(&jobs, starts.len());
-            let (_, parse_s, threads) = prog_times.unwrap_or((0.0, 0.0, 1));
+            let (_, parse_s, threads, _) = prog_times.unwrap_or((0.0, 0.0, 1, 0));
             (jobs, ranges, results, threads, parse_s)
         }
         None => {
@@ -201,7 +201,10 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
             (jobs, ranges, results, threads, parse_s)
         }
     };
-    let n_chunks = jobs.iter().filter(|j| j.chunk.is_some()).count() as u64;
+    let n_chunks = match prog_times {
+        Some((.., chunks)) if prog.is_some() => chunks,
+        _ => jobs.iter().filter(|j| j.chunk.is_some()).count() as u64,
+    };
     drop(jobs);
     let phase_b_s = match prog_times {
         Some(_) if prog.is_some() => (started.elapsed().as_secs_f64() - phase_a_s).max(0.0),

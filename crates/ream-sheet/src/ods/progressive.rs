@@ -24,6 +24,7 @@
 //! that does not parse, too many tables) the planner stops making jobs and
 //! the caller runs the serial plan on the finished buffer.
 
+use super::chunks::Stitcher;
 use super::table::{TableCfg, parse_chunk};
 use super::{Done, Job, MAX_TABLES, split};
 use crate::error::{Error, Result};
@@ -42,10 +43,14 @@ use std::time::{Duration, Instant};
 pub(super) const MIN_CHUNKS: u64 = 4;
 /// Bytes inflated per step before the parsers are told.
 const STEP: usize = 1 << 20;
+/// Bytes faulted in at a time ahead of the inflater.
+const PREFAULT: usize = 8 << 20;
 const TABLE: &[u8] = b"<table:table";
 const ROW: &[u8] = b"<table:table-row";
 
-/// The planner's candidate table starts and jobs, with each job's outcome.
+/// The planner's candidate table starts, and per candidate one job with
+/// its outcome: the table stitched from its chunks (an error when they do
+/// not stitch, so that phase C parses it serially).
 pub(super) type Planned = (Vec<usize>, Vec<Job>, Vec<Option<Done>>);
 
 /// What the overlapped read produced.
@@ -60,8 +65,10 @@ pub(super) struct Progressive {
     /// Wall seconds until the inflater finished (the rest of the pool's
     /// time is the parse tail).
     pub inflate_wall_s: f64,
-    /// Summed seconds the workers spent parsing.
+    /// Summed seconds the workers spent parsing and stitching.
     pub parse_s: f64,
+    /// Row chunks parsed.
+    pub chunks: u64,
     /// Threads used.
     pub threads: usize,
 }
@@ -75,6 +82,12 @@ struct Planner {
     /// Table candidates found so far, with their shared cell budgets.
     starts: Vec<usize>,
     budgets: Vec<Arc<AtomicU64>>,
+    /// Per candidate, its chunks joined as they finish.
+    stitchers: Vec<Arc<Mutex<Stitcher>>>,
+    /// Per candidate, the chunks planned so far.
+    parts: Vec<usize>,
+    /// Per job, its sequence number within its candidate.
+    seqs: Vec<usize>,
     /// Where the candidate search resumes.
     scan: usize,
     /// The current candidate's last cut and where the row search resumes.
@@ -153,6 +166,9 @@ impl Planner {
             }
             self.starts.push(at);
             self.budgets.push(Arc::new(AtomicU64::new(0)));
+            self.stitchers
+                .push(Arc::new(Mutex::new(Stitcher::default())));
+            self.parts.push(0);
             self.last_cut = at;
             self.row_scan = at;
         }
@@ -215,6 +231,11 @@ impl Planner {
         let cand = self.starts.len().saturating_sub(1);
         let start = self.last_cut;
         let first = self.starts.last() == Some(&start);
+        let seq = self.parts.last().copied().unwrap_or(0);
+        if let Some(n) = self.parts.last_mut() {
+            *n += 1;
+        }
+        self.seqs.push(seq);
         self.queue.push_back(self.jobs.len());
         self.jobs.push(Job {
             cand,
@@ -240,11 +261,10 @@ impl Shared<'_> {
         self.plan.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Parses jobs until the planner is done; returns (job, outcome) pairs
-    /// and the seconds spent parsing.
-    fn work(&self) -> (Vec<(usize, Done)>, f64) {
+    /// Parses jobs until the planner is done, each chunk handed to its
+    /// table's stitcher; returns the seconds spent.
+    fn work(&self) -> f64 {
         let max_depth = self.opts.limits.max_xml_depth;
-        let mut out = Vec::new();
         let mut secs = 0.0;
         loop {
             if self.stop.load(Ordering::Relaxed) {
@@ -265,7 +285,11 @@ impl Shared<'_> {
             };
             let (cand, start, limit, first) =
                 (job.cand, job.start, job.limit, job.chunk.unwrap_or(true));
-            let Some(budget) = pl.budgets.get(cand).cloned() else {
+            let (Some(budget), Some(stitcher), Some(&seq)) = (
+                pl.budgets.get(cand).cloned(),
+                pl.stitchers.get(cand).cloned(),
+                pl.seqs.get(k),
+            ) else {
                 break;
             };
             drop(pl);
@@ -277,13 +301,14 @@ impl Shared<'_> {
             };
             let filled = self.buf.filled();
             let part = filled.get(..limit).unwrap_or(filled);
-            out.push((
-                k,
-                Done::Chunk(parse_chunk(part, start, cfg, first, &budget)),
-            ));
+            let res = parse_chunk(part, start, cfg, first, &budget);
+            stitcher
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .add(seq, res);
             secs += t.elapsed().as_secs_f64();
         }
-        (out, secs)
+        secs
     }
 }
 
@@ -308,6 +333,9 @@ pub(super) fn read(
             prelude_tried_at: 0,
             starts: Vec::new(),
             budgets: Vec::new(),
+            stitchers: Vec::new(),
+            parts: Vec::new(),
+            seqs: Vec::new(),
             scan: 0,
             last_cut: 0,
             row_scan: 0,
@@ -329,38 +357,54 @@ pub(super) fn read(
             .map(|_| scope.spawn(|| shared.work()))
             .collect();
         let inflated = inflate(&shared, &mut reader, archive, entry, started);
-        let mut outs = vec![shared.work()];
+        let mut outs = vec![Ok(shared.work())];
         for h in handles {
-            outs.push(h.join().unwrap_or_else(|_| {
+            outs.push(h.join().map_err(|_| {
                 shared.stop.store(true, Ordering::Relaxed);
-                (vec![(usize::MAX, Done::Chunk(Err(panicked())))], 0.0)
             }));
         }
         (inflated, outs)
     });
     let (inflate_s, inflate_wall_s) = inflated?;
     let mut parse_s = 0.0;
-    let planner = shared.plan.into_inner().unwrap_or_else(|p| p.into_inner());
-    let mut results: Vec<Option<Done>> = (0..planner.jobs.len()).map(|_| None).collect();
-    for (out, secs) in outs {
-        parse_s += secs;
-        for (k, done) in out {
-            if k == usize::MAX {
-                return Err(panicked());
-            }
-            if let Some(slot) = results.get_mut(k) {
-                *slot = Some(done);
-            }
-        }
+    for out in outs {
+        parse_s += out.map_err(|()| panicked())?;
     }
-    let planned =
-        (planner.complete && !planner.gave_up).then_some((planner.starts, planner.jobs, results));
+    let planner = shared.plan.into_inner().unwrap_or_else(|p| p.into_inner());
+    let chunks = planner.jobs.len() as u64;
+    let planned = (planner.complete && !planner.gave_up).then(|| {
+        let mut jobs = Vec::with_capacity(planner.starts.len());
+        let mut results = Vec::with_capacity(planner.starts.len());
+        for (cand, ((&start, stitcher), &parts)) in planner
+            .starts
+            .iter()
+            .zip(planner.stitchers)
+            .zip(&planner.parts)
+            .enumerate()
+        {
+            let stitcher = Arc::into_inner(stitcher)
+                .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
+                .unwrap_or_default();
+            let whole = stitcher.finish(parts).ok_or_else(|| {
+                Error::malformed("the chunks do not form the table; parsed serially")
+            });
+            jobs.push(Job {
+                cand,
+                start,
+                limit: start,
+                chunk: Some(true),
+            });
+            results.push(Some(Done::Chunk(whole)));
+        }
+        (planner.starts, jobs, results)
+    });
     Ok(Progressive {
         buf,
         planned,
         inflate_s,
         inflate_wall_s,
         parse_s,
+        chunks,
         threads: threads.max(2),
     })
 }
@@ -384,8 +428,16 @@ fn inflate(
         let Some(mut w) = shared.buf.writer() else {
             return Err(Error::malformed("content.xml buffer already written"));
         };
+        let mut prefaulted = 0usize;
         loop {
             let t = Instant::now();
+            // Fault the buffer in 8 MiB at a time ahead of the writes: one
+            // call instead of 2,048 page faults (ODS giant on 2 threads:
+            // 1.28-1.32 s against 1.40-1.41 s, CPU -0.23 s).
+            if w.len() + STEP > prefaulted {
+                w.prefault(PREFAULT);
+                prefaulted = w.len() + PREFAULT;
+            }
             let spare = w.spare();
             let room = spare.len().min(STEP);
             let n = if room == 0 {
