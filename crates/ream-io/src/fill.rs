@@ -40,19 +40,20 @@ impl FillBuf {
     /// on ODS giant (1.16 GB) `MADV_HUGEPAGE` made the median faster
     /// (1.34 s against 1.49 s on 2 threads) but some opens took 3.1-3.5 s
     /// in synchronous page clearing, so plain pages are used.
-    pub fn new(capacity: usize) -> FillBuf {
-        let v = vec![0u8; capacity];
+    /// `None` when the allocator refuses that much memory.
+    pub fn new(capacity: usize) -> Option<FillBuf> {
+        let v = crate::mem::try_zeroed_vec(capacity)?;
         let boxed: Box<[u8]> = v.into_boxed_slice();
         let cap = boxed.len();
         let raw: *mut [u8] = Box::into_raw(boxed);
         let ptr = NonNull::new(raw.cast::<u8>()).unwrap_or(NonNull::dangling());
-        FillBuf {
+        Some(FillBuf {
             ptr,
             cap,
             filled: AtomicUsize::new(0),
             writer_taken: AtomicBool::new(false),
             _owns: PhantomData,
-        }
+        })
     }
 
     /// Total size in bytes.
@@ -155,7 +156,7 @@ mod tests {
 
     #[test]
     fn readers_see_the_prefix_while_the_writer_fills() {
-        let buf = FillBuf::new(1 << 16);
+        let buf = FillBuf::new(1 << 16).unwrap();
         let total: usize = std::thread::scope(|s| {
             let reader = s.spawn(|| {
                 let mut seen = 0;
@@ -189,7 +190,7 @@ mod tests {
 
     #[test]
     fn commit_is_clamped_and_empty_buffers_work() {
-        let buf = FillBuf::new(10);
+        let buf = FillBuf::new(10).unwrap();
         let mut w = buf.writer().unwrap();
         assert!(w.is_empty());
         w.spare()[..3].copy_from_slice(b"abc");
@@ -197,7 +198,9 @@ mod tests {
         w.commit(100);
         assert_eq!(buf.filled().len(), 10);
         assert_eq!(&buf.filled()[..3], b"abc");
-        let empty = FillBuf::new(0);
+        let empty = FillBuf::new(0).unwrap();
+        let huge = std::hint::black_box(FillBuf::new(std::hint::black_box(usize::MAX / 2)));
+        assert!(huge.is_none(), "refused, not aborted");
         assert!(empty.filled().is_empty());
         assert!(empty.writer().unwrap().spare().is_empty());
     }

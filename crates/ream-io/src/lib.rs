@@ -26,7 +26,7 @@ pub mod source;
 pub use bytes::{Bytes, MapMode};
 pub use error::ErrorKind;
 pub use fill::{FillBuf, FillWriter};
-pub use mem::{advise_huge_pages, populate_write};
+pub use mem::{advise_huge_pages, populate_write, try_zeroed_vec};
 pub use source::{
     BufferedSource, ByteSource, ByteSourceExt, IoCounters, MapSource, PreadSource, SourceKind,
     SourceOptions, WindowSource, open_source,

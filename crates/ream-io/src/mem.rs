@@ -1,4 +1,4 @@
-//! Memory hints for big heap buffers.
+//! Big heap buffers: fallible zeroed allocation and memory hints.
 
 /// Buffers below this size are left alone: huge pages only pay off when a
 /// buffer spans several 2 MiB pages.
@@ -69,4 +69,26 @@ pub fn populate_write(buf: &mut [u8]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = buf;
+}
+
+/// A zeroed `Vec<u8>` of length `n`, or `None` when the allocator refuses
+/// (where `vec![0; n]` would abort the process: a hostile archive may
+/// declare gigabytes). Large buffers come from `alloc_zeroed`, i.e. fresh
+/// zero pages that cost nothing until written.
+pub fn try_zeroed_vec(n: usize) -> Option<Vec<u8>> {
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(n).ok()?;
+    // SAFETY: `layout` has a non-zero size (n > 0).
+    #[allow(unsafe_code)]
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout
+    // of `[u8; n]`, which is what `Vec<u8>` with capacity `n` uses; all `n`
+    // bytes are initialised (zeroed), so length `n` is valid.
+    #[allow(unsafe_code)]
+    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }

@@ -60,7 +60,7 @@ pub struct OpenOptions {
     /// Size of the chunks a big sheet is cut into for parallel parsing, in
     /// bytes of XML. Default 4 MiB. Sheets under 4 chunks are parsed whole;
     /// with one thread nothing is chunked. For ODS, a `content.xml` of at
-    /// least 4 chunks is inflated and parsed at the same time, in row
+    /// least 2 chunks is inflated and parsed at the same time, in row
     /// chunks of this size.
     pub chunk_bytes: usize,
 }

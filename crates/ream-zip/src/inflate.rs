@@ -117,7 +117,13 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
                 // advice was tried and dropped: see `ream_io::FillBuf::new`.
                 // Big buffers are faulted in with one call, not one fault
                 // per 4 KiB page while inflating.
-                *out = vec![0u8; n];
+                *out = ream_io::try_zeroed_vec(n).ok_or_else(|| {
+                    entry_error(
+                        e,
+                        ErrorKind::LimitExceeded,
+                        format!("entry of {n} bytes: the memory could not be allocated"),
+                    )
+                })?;
                 if n >= 8 << 20 {
                     ream_io::populate_write(out);
                 }

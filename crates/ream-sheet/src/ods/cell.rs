@@ -144,18 +144,33 @@ fn scan_cell_tag(buf: &[u8], start: usize) -> Result<Option<(Tag<'_>, CellAttrs<
             Some(b'>') => (TagKind::Start, i, i + 1),
             Some(b'/') if buf.get(i + 1) == Some(&b'>') => (TagKind::Empty, i, i + 2),
             Some(_) => {
-                let Some(eq) = buf.get(i..).and_then(|b| memchr::memchr(b'=', b)) else {
+                // The `=` must come before the tag's end: an unbounded
+                // search ran past a value-less attribute (`calcext:x/>`)
+                // into the next table, so the serial parse and a chunk cut
+                // at that table read the same bytes differently (fuzz
+                // finding, test `ods::value_less_attribute_stays_in_its_tag`).
+                let Some(eq) = buf.get(i..).and_then(|b| memchr::memchr2(b'=', b'>', b)) else {
                     return Ok(None);
                 };
                 let eq = i + eq;
+                if buf.get(eq) != Some(&b'=') {
+                    return Ok(None);
+                }
                 let q = match buf.get(eq + 1) {
                     Some(&q @ (b'"' | b'\'')) => q,
                     _ => return Ok(None),
                 };
-                let Some(close) = buf.get(eq + 2..).and_then(|b| memchr::memchr(q, b)) else {
+                // Likewise the closing quote must come before any `<` (which
+                // a value cannot hold): an unclosed value is left to the
+                // generic scanner instead of running into later markup.
+                let Some(close) = buf.get(eq + 2..).and_then(|b| memchr::memchr2(q, b'<', b))
+                else {
                     return Ok(None);
                 };
                 let close = eq + 2 + close;
+                if buf.get(close) != Some(&q) {
+                    return Ok(None);
+                }
                 let qname = buf.get(i..eq).unwrap_or_default();
                 let value = buf.get(eq + 2..close).unwrap_or_default();
                 apply(&mut a, qname, value, start)?;

@@ -11,7 +11,7 @@
 //!   (largest first) from an atomic counter, each writing its own
 //!   [`CellStore`](crate::store::CellStore); a serial loop for one job.
 //! * **A and B overlapped** — with several threads and a `content.xml` of
-//!   at least 4 x `chunk_bytes` (16 MiB), the calling thread inflates
+//!   at least 2 x `chunk_bytes` (8 MiB), the calling thread inflates
 //!   while the others already parse the tables and row chunks that are
 //!   complete ([`progressive`]); every table is then stitched from chunks
 //!   in phase C, or parsed there serially when they do not stitch.

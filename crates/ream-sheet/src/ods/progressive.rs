@@ -39,8 +39,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Parts of at least this many [`OpenOptions::chunk_bytes`] are read
-/// progressively (when threads allow): 16 MiB by default.
-pub(super) const MIN_CHUNKS: u64 = 4;
+/// progressively (when threads allow): 8 MiB by default.
+pub(super) const MIN_CHUNKS: u64 = 2;
 /// Bytes inflated per step before the parsers are told.
 const STEP: usize = 1 << 20;
 /// Bytes faulted in at a time ahead of the inflater.
@@ -325,7 +325,11 @@ pub(super) fn read(
     let cap = usize::try_from(entry.uncompressed_size)
         .map_err(|_| Error::limit("content.xml does not fit in memory"))?;
     let mut reader = archive.stream(entry)?;
-    let buf = FillBuf::new(cap);
+    let buf = FillBuf::new(cap).ok_or_else(|| {
+        Error::limit(format!(
+            "content.xml declares {cap} bytes, more memory than could be allocated"
+        ))
+    })?;
     let shared = Shared {
         buf: &buf,
         plan: Mutex::new(Planner {

@@ -1129,3 +1129,31 @@ fn ods_corpus_overlapped_equals_serial() {
     }
     println!("{files} files, {overlapped} read overlapped in chunks");
 }
+
+/// A cell start tag with a value-less attribute (`calcext:x/>`) followed
+/// by another table: the one-pass cell scanner looked for the `=` past the
+/// tag's end, into the next table's start tag, so the serial parse failed
+/// while the overlapped read (whose chunk ends at that table) succeeded
+/// (fuzz finding on `ods_content`).
+#[test]
+fn value_less_attribute_stays_in_its_tag() {
+    let pad = format!("<table:table-row>{}</table:table-row>", float("1")).repeat(30);
+    let body = format!(
+        r#"<table:table table:name="A">{pad}<table:table-row><table:table-cell calcext:x/></table:table-row></table:table><table:table table:name="B"><table:table-row>{}</table:table-row></table:table>"#,
+        float("2")
+    );
+    let bytes = package(&content("", &body));
+    let serial = Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false))
+        .map(|w| dump(&w))
+        .map_err(|e| e.to_string());
+    let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+    let overlapped = Workbook::from_bytes(bytes, &opts)
+        .map(|w| dump(&w))
+        .map_err(|e| e.to_string());
+    assert_eq!(overlapped, serial);
+    let cells = serial.unwrap();
+    assert!(
+        cells.iter().any(|l| l.starts_with("B!0:0=Number(2.0)")),
+        "{cells:?}"
+    );
+}
