@@ -567,8 +567,15 @@ impl<'a> TableParser<'a> {
                 }
             }
             if span {
-                let last_row = (u64::from(row) + a.rows_spanned - 1).min(GRID_ROWS - 1);
-                let last_col = (u64::from(col) + a.cols_spanned - 1).min(GRID_COLS - 1);
+                // Saturating: a span count near u64::MAX wrapped the end
+                // round to a small row (fuzz finding, test
+                // `ods::huge_spans_are_clipped_to_the_grid`).
+                let last_row = u64::from(row)
+                    .saturating_add(a.rows_spanned - 1)
+                    .min(GRID_ROWS - 1);
+                let last_col = u64::from(col)
+                    .saturating_add(a.cols_spanned - 1)
+                    .min(GRID_COLS - 1);
                 self.out.merged.push(CellRange {
                     first_row: row,
                     first_col: col,

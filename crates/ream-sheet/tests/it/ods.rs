@@ -1157,3 +1157,23 @@ fn value_less_attribute_stays_in_its_tag() {
         "{cells:?}"
     );
 }
+
+/// Span counts near `u64::MAX` are clipped to the grid; the end used to
+/// wrap round (an overflow panic in checked builds; fuzz finding on
+/// `ods_content`).
+#[test]
+fn huge_spans_are_clipped_to_the_grid() {
+    let wb = one_sheet(
+        r#"<table:table-row table:number-rows-repeated="2"><table:table-cell/></table:table-row><table:table-row><table:table-cell/><table:table-cell/><table:table-cell table:number-rows-spanned="18446744073709551615" table:number-columns-spanned="18446744073709551615" office:value-type="float" office:value="1"/></table:table-row>"#,
+    );
+    let s = wb.sheet(0).unwrap();
+    assert_eq!(
+        s.merged(),
+        &[CellRange {
+            first_row: 2,
+            first_col: 2,
+            last_row: 1_048_575,
+            last_col: 16_383
+        }]
+    );
+}
