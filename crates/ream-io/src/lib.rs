@@ -4,12 +4,16 @@
 //! of a file or an owned buffer. [`Bytes`] is a cheap, clonable handle
 //! (`Arc` inside) so that workers on many threads can borrow slices of the
 //! same input without copying. This is the one crate that may use `unsafe`
-//! (creating a memory map); every such block carries a `// SAFETY:` comment.
+//! (memory maps, [`FillBuf`], fallible zeroed allocation, `madvise`
+//! hints); every such block carries a `// SAFETY:` comment.
 //!
 //! For random access to files too big to map whole (gigabyte PDFs), the
 //! [`source`] module offers four [`ByteSource`]s behind one trait: whole
 //! mapping, a sliding-window mapping, a read-ahead buffer and plain
 //! positioned reads, each counting its syscalls and maps ([`IoCounters`]).
+//!
+//! [`FillBuf`] lets one thread fill a big buffer (a decompressor) while
+//! others already read the filled part (parsers), without locks per read.
 //!
 //! For writers, [`fs`] wraps exclusive locks, kernel-side copies
 //! (`copy_file_range`), unbuffered output and aligned buffers.
