@@ -22,7 +22,8 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Measure the streaming path instead: open without loading cells,
-    /// then stream every sheet's rows (constant memory).
+    /// then stream every sheet's rows (constant memory for XLSX; ODS
+    /// still inflates `content.xml` and loads its cells at open).
     #[arg(long)]
     pub stream: bool,
 }

@@ -166,7 +166,8 @@ impl Workbook {
     /// Streams the rows of sheet `index` (see [`RowOptions`]). An XLSX
     /// worksheet is inflated and parsed block by block whether or not it
     /// was loaded at open; loaded cells of other formats are walked in
-    /// place.
+    /// place (ODS cells are always loaded at open, so its memory is the
+    /// whole `content.xml` plus the cells, not constant).
     pub fn rows_with(&self, index: usize, opts: RowOptions) -> Result<RowReader<'_>> {
         let sheet = self
             .sheet(index)
