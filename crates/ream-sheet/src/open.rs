@@ -473,6 +473,29 @@ fn parse_streaming(
         inf += t.elapsed().as_secs_f64();
         filled += n;
         total += n as u64;
+        if total == filled as u64
+            && n > 0
+            && crate::encoding::is_utf16(buf.get(..filled).unwrap_or_default())
+        {
+            // UTF-16 (legal, rare): the block parser reads UTF-8 only, so
+            // the part is read whole and transcoded, as the one-shot path
+            // does (it was parsed raw before; test
+            // `fuzz_regressions::utf16_sheet_over_the_one_shot_size_on_one_thread`).
+            buf.truncate(filled);
+            let t = Instant::now();
+            if let Err(e) = reader.read_to_end(&mut buf) {
+                return (Err(ream_zip::Error::from_io(e).into()), inf, par, total);
+            }
+            inf += t.elapsed().as_secs_f64();
+            total = buf.len() as u64;
+            let t = Instant::now();
+            let res = crate::encoding::ensure_utf8(&mut buf).and_then(|()| {
+                SheetParser::new(ctx)
+                    .reserve_for(buf.len() as u64)
+                    .parse_all(&buf)
+            });
+            return (res, inf, par + t.elapsed().as_secs_f64(), total);
+        }
         let eof = n == 0;
         let t = Instant::now();
         let used = match parser.feed(buf.get(..filled).unwrap_or_default(), eof) {

@@ -414,3 +414,36 @@ fn duplicate_cells_around_a_pending_shared_child() {
     let streamed: Vec<String> = last.into_iter().map(|(a, r)| format!("{a}={r}")).collect();
     assert_eq!(Ok(streamed), serial);
 }
+
+/// The known gap left after finding 2: a UTF-16 worksheet bigger than the
+/// one-shot size (64 MiB) opened on one thread went through the block
+/// parser, which reads UTF-8 only, and was read raw. It is now read whole
+/// and transcoded. The part is stored, not deflated, to keep the test fast.
+#[test]
+fn utf16_sheet_over_the_one_shot_size_on_one_thread() {
+    let rows: String = (1..=900_000u32)
+        .map(|r| format!(r#"<row r="{r}"><c r="A{r}"><v>{r}</v></c></row>"#))
+        .collect();
+    let text = format!(
+        r#"<?xml version="1.0" encoding="UTF-16"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>{rows}</sheetData></worksheet>"#
+    );
+    let mut xml = vec![0xFF, 0xFE];
+    for u in text.encode_utf16() {
+        xml.extend(u.to_le_bytes());
+    }
+    assert!(
+        xml.len() > 64 << 20,
+        "over the one-shot size: {}",
+        xml.len()
+    );
+    let zip = Zip::from_parts(&minimal_parts("", None))
+        .set(crate::zipkit::SHEET, xml)
+        .with(crate::zipkit::SHEET, |e| e.stored = true)
+        .build();
+    let wb = Workbook::from_bytes(zip, &OpenOptions::new().parallel(false)).unwrap();
+    let sheet = wb.sheet(0).unwrap();
+    assert_eq!(sheet.cells().count(), 900_000);
+    let last = sheet.cells().last().unwrap();
+    assert_eq!((last.row, last.col), (899_999, 0));
+    assert_eq!(last.value, ream_sheet::Value::Number(900_000.0));
+}
