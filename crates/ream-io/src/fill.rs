@@ -7,6 +7,7 @@
 //! read. The writer sees only the unfilled suffix, readers only the filled
 //! prefix, and the boundary only moves forward, so the two never overlap.
 //! The tests below (a concurrent reader included) pass under Miri:
+//! `rustup component add --toolchain nightly miri rust-src`, then
 //! `cargo +nightly miri test -p ream-io --lib fill`.
 
 use std::marker::PhantomData;
