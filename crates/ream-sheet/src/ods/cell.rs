@@ -133,7 +133,7 @@ fn scan_cell_tag(buf: &[u8], start: usize) -> Result<Option<(Tag<'_>, CellAttrs<
     };
     let mut a = CellAttrs::new();
     let mut i = from;
-    if !matches!(buf.get(i), Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')) {
+    if !super::xml::ends_name(buf.get(i)) {
         return Ok(None);
     }
     loop {

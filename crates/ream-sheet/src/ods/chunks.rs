@@ -12,6 +12,7 @@
 //! identical by construction.
 
 use super::table::{GRID_ROWS, ParsedTable, Partial, TableCfg, finish_table};
+use super::xml::ends_name;
 use crate::store::T_INLINE;
 use memchr::memmem;
 
@@ -41,10 +42,7 @@ pub(crate) fn split_points(buf: &[u8], start: usize, end: usize, pieces: usize) 
                 break None;
             };
             let cand = at + i;
-            if matches!(
-                buf.get(cand + ROW.len()),
-                Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-            ) {
+            if ends_name(buf.get(cand + ROW.len())) {
                 break Some(cand);
             }
             at = cand + ROW.len();
@@ -65,49 +63,21 @@ pub(crate) fn split_points(buf: &[u8], start: usize, end: usize, pieces: usize) 
 /// that the caller parses the table serially.
 pub(crate) fn stitch(parts: Vec<Partial>, cfg: TableCfg<'_>) -> Option<ParsedTable> {
     let n = parts.len();
-    let well_formed = parts
-        .iter()
-        .enumerate()
-        .all(|(i, p)| p.closed == (i + 1 == n));
-    let used: u64 = parts.iter().map(|p| p.used).sum();
-    let expanded: u64 = parts.iter().map(|p| p.expanded).sum();
-    if !well_formed || used > cfg.limits.max_cells_per_sheet || expanded > cfg.expand_max() {
+    let mut stitcher = Stitcher::default();
+    for (seq, p) in parts.into_iter().enumerate() {
+        stitcher.add(seq, Ok(p));
+    }
+    let whole = stitcher.finish(n)?;
+    if whole.used > cfg.limits.max_cells_per_sheet || whole.expanded > cfg.expand_max() {
         return None;
     }
-    let mut it = parts.into_iter();
-    let first = it.next()?;
-    let mut out = first.table;
-    let mut hidden = first.hidden_runs;
-    let hidden_cols = first.hidden_col_runs;
-    let mut clipped = first.clipped;
-    let mut offset = first.rows;
-    for p in it {
-        append(&mut out, p.table, offset, &mut clipped)?;
-        hidden.extend(
-            p.hidden_runs
-                .iter()
-                .map(|&(r, c)| (r.saturating_add(offset), c)),
-        );
-        clipped |= p.clipped;
-        offset = offset.saturating_add(p.rows);
-    }
-    let whole = Partial {
-        table: out,
-        rows: offset,
-        hidden_runs: hidden,
-        hidden_col_runs: hidden_cols,
-        clipped,
-        closed: true,
-        used,
-        expanded,
-    };
     finish_table(whole, cfg).ok()
 }
 
 /// A table's chunks stitched one by one as they finish (any order in, in
 /// order out), so the overlapped read (`progressive.rs`) appends on the
-/// workers while parsing goes on, instead of in phase C; the result is
-/// what [`stitch`] gives for the same chunks.
+/// workers while parsing goes on, instead of in phase C; [`stitch`] uses
+/// it too.
 #[derive(Default)]
 pub(crate) struct Stitcher {
     /// The chunks joined so far, as one partial table.

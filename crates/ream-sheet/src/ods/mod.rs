@@ -141,29 +141,35 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
             .map_err(|e| Error::from(e).in_part(PART))?;
     }
     let mut inflate_s = t.elapsed().as_secs_f64();
-    let mut planned = None;
-    let mut prog_times = None;
-    if let Some(p) = prog.as_mut() {
+    if let Some(p) = &prog {
         inflate_s = p.inflate_s;
-        planned = p.planned.take();
-        prog_times = Some((p.inflate_wall_s, p.parse_s, p.threads, p.chunks));
-        if crate::encoding::is_utf16(p.buf.filled()) {
-            owned = p.buf.filled().to_vec();
-            prog = None;
-        }
     }
+    if prog
+        .as_ref()
+        .is_some_and(|p| crate::encoding::is_utf16(p.buf.filled()))
+    {
+        owned = prog
+            .take()
+            .map(|p| p.buf.filled().to_vec())
+            .unwrap_or_default();
+    }
+    // What the overlapped read planned and parsed; `None` when it gave up
+    // (UTF-16, a prelude that does not parse, too many tables), and then
+    // the serial plan below runs on the finished buffer.
+    let planned = prog.as_mut().and_then(|p| p.planned.take());
+    let overlap = prog
+        .as_ref()
+        .filter(|_| planned.is_some())
+        .map(|p| (p.inflate_wall_s, p.parse_s, p.threads, p.chunks));
     crate::encoding::ensure_utf8(&mut owned).map_err(|e| e.in_part(PART))?;
     let buf: &[u8] = match &prog {
         Some(p) => p.buf.filled(),
         None => &owned,
     };
     let prelude = split::read_prelude(buf, limits.max_xml_depth).map_err(|e| e.in_part(PART))?;
-    // The overlapped read planned the same candidates (checked cheaply by
-    // the prelude); otherwise the serial plan below runs on the buffer.
-    let planned = planned.filter(|_| prog.is_some());
-    let starts = match &planned {
-        Some((starts, _, _)) => starts.clone(),
-        None => split::table_starts(buf, prelude.body),
+    let (starts, planned) = match planned {
+        Some((starts, jobs, results)) => (starts, Some((jobs, results))),
+        None => (split::table_starts(buf, prelude.body), None),
     };
     if starts.len() > MAX_TABLES {
         return Err(Error::limit(format!(
@@ -173,9 +179,9 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         .in_part(PART));
     }
     // Overlapped: phase A ends when the inflater does, B is the parse tail.
-    let phase_a_s = match prog_times {
-        Some((wall, ..)) if prog.is_some() => t.duration_since(started).as_secs_f64() + wall,
-        _ => started.elapsed().as_secs_f64(),
+    let phase_a_s = match overlap {
+        Some((wall, ..)) => t.duration_since(started).as_secs_f64() + wall,
+        None => started.elapsed().as_secs_f64(),
     };
 
     // Phase B.
@@ -188,9 +194,9 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         tables: starts.len() as u64,
     };
     let (jobs, ranges, mut results, threads, parse_s) = match planned {
-        Some((_, jobs, results)) => {
+        Some((jobs, results)) => {
             let ranges = job_ranges(&jobs, starts.len());
-            let (_, parse_s, threads, _) = prog_times.unwrap_or((0.0, 0.0, 1, 0));
+            let (_, parse_s, threads, _) = overlap.unwrap_or((0.0, 0.0, 1, 0));
             (jobs, ranges, results, threads, parse_s)
         }
         None => {
@@ -201,14 +207,14 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
             (jobs, ranges, results, threads, parse_s)
         }
     };
-    let n_chunks = match prog_times {
-        Some((.., chunks)) if prog.is_some() => chunks,
-        _ => jobs.iter().filter(|j| j.chunk.is_some()).count() as u64,
+    let n_chunks = match overlap {
+        Some((.., chunks)) => chunks,
+        None => jobs.iter().filter(|j| j.chunk.is_some()).count() as u64,
     };
     drop(jobs);
-    let phase_b_s = match prog_times {
-        Some(_) if prog.is_some() => (started.elapsed().as_secs_f64() - phase_a_s).max(0.0),
-        _ => t.elapsed().as_secs_f64(),
+    let phase_b_s = match overlap {
+        Some(_) => (started.elapsed().as_secs_f64() - phase_a_s).max(0.0),
+        None => t.elapsed().as_secs_f64(),
     };
 
     // Phase C.

@@ -26,6 +26,7 @@
 
 use super::chunks::Stitcher;
 use super::table::{TableCfg, parse_chunk};
+use super::xml::ends_name;
 use super::{Done, Job, MAX_TABLES, split};
 use crate::error::{Error, Result};
 use crate::options::OpenOptions;
@@ -144,10 +145,7 @@ impl Planner {
             if at + TABLE.len() >= w {
                 break;
             }
-            if matches!(
-                buf.get(at + TABLE.len()),
-                Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-            ) {
+            if ends_name(buf.get(at + TABLE.len())) {
                 found.push(at);
             }
         }
@@ -203,10 +201,7 @@ impl Planner {
                     resume = p;
                     break;
                 }
-                if matches!(
-                    buf.get(p + ROW.len()),
-                    Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-                ) {
+                if ends_name(buf.get(p + ROW.len())) {
                     next = Some(p);
                     break;
                 }
@@ -454,6 +449,9 @@ fn inflate(
                 reader.read(dst).map_err(ream_zip::Error::from_io)?
             };
             secs += t.elapsed().as_secs_f64();
+            // The entry reader reports a wrong declared size or CRC-32
+            // itself (test `ods::overlapped_read_refuses_a_damaged_part`);
+            // these two checks only guard the buffer's bounds.
             if n == 0 {
                 if w.len() != shared.buf.capacity() {
                     return Err(Error::malformed(format!(

@@ -11,7 +11,7 @@
 //!   dropped, and a table the byte search missed (a different namespace
 //!   prefix) is parsed on the spot.
 
-use super::xml::{attr, attr_string, shift, xml_err};
+use super::xml::{attr, attr_string, ends_name, shift, xml_err};
 use crate::error::{Error, ErrorKind, Result};
 use memchr::memmem;
 use ream_xml::{TagKind, next_tag, skip_element};
@@ -127,12 +127,7 @@ pub(crate) fn table_starts(buf: &[u8], from: usize) -> Vec<usize> {
     let hay = buf.get(from..).unwrap_or_default();
     memmem::find_iter(hay, NEEDLE)
         .map(|i| from + i)
-        .filter(|&at| {
-            matches!(
-                buf.get(at + NEEDLE.len()),
-                Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-            )
-        })
+        .filter(|&at| ends_name(buf.get(at + NEEDLE.len())))
         .collect()
 }
 

@@ -52,6 +52,13 @@ pub(crate) fn shift(mut e: XmlError, base: usize) -> XmlError {
     e
 }
 
+/// True when `b`, the byte after an element name found by a byte search
+/// (`<table:table`), ends that name, so `<table:table-row` is not taken for
+/// `<table:table`.
+pub(super) fn ends_name(b: Option<&u8>) -> bool {
+    matches!(b, Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1177,3 +1177,35 @@ fn huge_spans_are_clipped_to_the_grid() {
         }]
     );
 }
+
+/// A damaged `content.xml` (declared size too small or too large, wrong
+/// CRC-32) read overlapped fails as a malformed `content.xml`, as the
+/// serial read does, and no table parsed from the filled part survives.
+#[test]
+fn overlapped_read_refuses_a_damaged_part() {
+    let xml = overlapped_fixture();
+    let len = xml.len() as u64;
+    let damaged = |edit: &dyn Fn(&mut Entry)| {
+        let mut mime = Entry::new("mimetype", MIME);
+        mime.stored = true;
+        let mut content = Entry::new("content.xml", xml.as_str());
+        edit(&mut content);
+        Zip { entries: vec![] }.push(mime).push(content).build()
+    };
+    type Edit<'a> = &'a dyn Fn(&mut Entry);
+    let cases: [(&str, Edit<'_>); 3] = [
+        ("short", &|e| e.size = Some(len - 100)),
+        ("long", &|e| e.size = Some(len + 100)),
+        ("crc", &|e| e.crc = Some(0x1234_5678)),
+    ];
+    for (what, edit) in cases {
+        let bytes = damaged(edit);
+        let serial =
+            Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap_err();
+        let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+        let e = Workbook::from_bytes(bytes, &opts).unwrap_err();
+        assert_eq!(e.to_string(), serial.to_string(), "{what}");
+        assert_eq!(e.kind(), ErrorKind::Malformed, "{what}: {e}");
+        assert_eq!(e.part(), Some("content.xml"), "{what}: {e}");
+    }
+}
