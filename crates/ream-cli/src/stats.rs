@@ -22,8 +22,9 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Measure the streaming path instead: open without loading cells,
-    /// then stream every sheet's rows (constant memory for XLSX; ODS
-    /// still inflates `content.xml` and loads its cells at open).
+    /// then stream every sheet's rows (constant memory for XLSX and ODS;
+    /// for ODS the open is one pass over `content.xml` listing the sheets,
+    /// and each sheet is inflated again up to its end).
     #[arg(long)]
     pub stream: bool,
 }

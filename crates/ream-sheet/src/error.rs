@@ -73,6 +73,12 @@ impl Error {
         }
         self
     }
+    /// Moves a known byte offset by `base` (an offset found in a window
+    /// of a streamed part made absolute).
+    pub(crate) fn offset_by(mut self, base: u64) -> Error {
+        self.offset = self.offset.map(|o| o.saturating_add(base));
+        self
+    }
     /// What went wrong, as a shared classification.
     pub fn kind(&self) -> ErrorKind {
         self.kind

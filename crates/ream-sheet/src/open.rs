@@ -254,7 +254,9 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         shared_strings: pkg.sst.len(),
         warnings: phase_c.warnings,
         limits: opts.limits,
+        stream_block: opts.stream_block.max(1),
         package: Some(Arc::new(pkg)),
+        ods: None,
     })
 }
 

@@ -63,6 +63,11 @@ pub struct OpenOptions {
     /// least 2 chunks is inflated and parsed at the same time, in row
     /// chunks of this size.
     pub chunk_bytes: usize,
+    /// First block of a streaming read ([`Workbook::rows`](crate::Workbook::rows)),
+    /// in bytes of XML. Default 64 KiB; each next block is twice as big,
+    /// up to 4 MiB, so a request for a few rows inflates little while a
+    /// full read works in big blocks. Results never depend on it.
+    pub stream_block: usize,
 }
 
 impl Default for OpenOptions {
@@ -74,6 +79,7 @@ impl Default for OpenOptions {
             map_mode: MapMode::Map,
             load_cells: true,
             chunk_bytes: 4 << 20,
+            stream_block: 64 << 10,
         }
     }
 }
@@ -101,6 +107,11 @@ impl OpenOptions {
     /// Sets [`chunk_bytes`](OpenOptions::chunk_bytes) (at least 1 KiB).
     pub fn chunk_bytes(mut self, n: usize) -> OpenOptions {
         self.chunk_bytes = n.max(1 << 10);
+        self
+    }
+    /// Sets [`stream_block`](OpenOptions::stream_block) (at least 1 byte).
+    pub fn stream_block(mut self, n: usize) -> OpenOptions {
+        self.stream_block = n.max(1);
         self
     }
     /// Sets [`load_cells`](OpenOptions::load_cells).

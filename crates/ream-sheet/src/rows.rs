@@ -5,8 +5,10 @@
 //! block with the same scanner as the whole-workbook path, and hands out
 //! one row at a time, reusing its buffers: memory stays bounded by the block
 //! size (at most 4 MiB of XML plus the cells of one block), however many
-//! rows the sheet has. Blocks start at 64 KiB and double, so a request for
-//! the first few rows (`n_rows`) stops after inflating very little.
+//! rows the sheet has. Blocks start at 64 KiB
+//! ([`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
+//! double, so a request for the first few rows (`n_rows`) stops after
+//! inflating very little.
 //!
 //! Rows come in file order; a row that a writer placed out of order within
 //! one block is sorted into place, across blocks it is yielded where found.
@@ -21,8 +23,6 @@ use ream_zip::{Entry, EntryReader};
 use std::io::Read;
 use std::sync::Arc;
 
-/// First block size of the streaming inflate.
-const FIRST_BLOCK: usize = 64 << 10;
 /// Largest block size.
 const MAX_BLOCK: usize = 4 << 20;
 
@@ -131,7 +131,9 @@ pub struct OwnedRow {
 enum Source<'w> {
     /// A worksheet part streamed from the package.
     Stream(Box<Streamed<'w>>),
-    /// Cells already loaded at open (ODS, or a loaded XLSX sheet).
+    /// An ODS table streamed from `content.xml`.
+    Ods(Box<crate::ods::OdsRows<'w>>),
+    /// Cells already loaded at open (a loaded ODS workbook).
     Loaded(&'w CellStore),
     /// A sheet without cells (chartsheet).
     Empty,
@@ -165,9 +167,11 @@ pub struct RowReader<'w> {
 impl Workbook {
     /// Streams the rows of sheet `index` (see [`RowOptions`]). An XLSX
     /// worksheet is inflated and parsed block by block whether or not it
-    /// was loaded at open; loaded cells of other formats are walked in
-    /// place (ODS cells are always loaded at open, so its memory is the
-    /// whole `content.xml` plus the cells, not constant).
+    /// was loaded at open. An ODS sheet is streamed the same way from
+    /// `content.xml` when the workbook was opened with
+    /// [`load_cells(false)`](crate::OpenOptions::load_cells) (constant
+    /// memory; the part is inflated again up to the sheet on each call);
+    /// cells loaded at open are walked in place.
     pub fn rows_with(&self, index: usize, opts: RowOptions) -> Result<RowReader<'_>> {
         let sheet = self
             .sheet(index)
@@ -204,14 +208,23 @@ impl Workbook {
                     parser,
                     buf: Vec::new(),
                     filled: 0,
-                    block: FIRST_BLOCK,
+                    block: self.stream_block.clamp(1, MAX_BLOCK),
                     eof: false,
                     checked: false,
                     part: sheet.part().to_string(),
                     sheet: sheet.name().to_string(),
                 }))
             }
-            None => Source::Loaded(&sheet.store),
+            None => match &self.ods {
+                Some(layout) if !sheet.loaded => Source::Ods(Box::new(crate::ods::OdsRows::new(
+                    layout,
+                    &self.limits,
+                    self.stream_block,
+                    index,
+                    sheet.name(),
+                )?)),
+                _ => Source::Loaded(&sheet.store),
+            },
         };
         Ok(RowReader {
             source,
@@ -304,6 +317,7 @@ impl RowReader<'_> {
             }
             let store: &CellStore = match &self.source {
                 Source::Stream(s) => s.parser.block(),
+                Source::Ods(s) => s.block(),
                 Source::Loaded(store) => store,
                 Source::Empty => return Ok(None),
             };
@@ -328,6 +342,7 @@ impl RowReader<'_> {
                 // Re-borrow for the returned lifetime.
                 let store: &CellStore = match &self.source {
                     Source::Stream(s) => s.parser.block(),
+                    Source::Ods(s) => s.block(),
                     Source::Loaded(store) => store,
                     Source::Empty => return Ok(None),
                 };
@@ -339,6 +354,12 @@ impl RowReader<'_> {
             }
             match &mut self.source {
                 Source::Stream(s) => {
+                    self.cursor = 0;
+                    if !s.refill()? {
+                        self.done = true;
+                    }
+                }
+                Source::Ods(s) => {
                     self.cursor = 0;
                     if !s.refill()? {
                         self.done = true;

@@ -198,8 +198,12 @@ pub struct Workbook {
     pub(crate) shared_strings: usize,
     pub(crate) warnings: Vec<Error>,
     pub(crate) limits: crate::options::Limits,
+    /// First block size of streaming reads ([`OpenOptions::stream_block`]).
+    pub(crate) stream_block: usize,
     /// The XLSX package, kept for streaming rows (`None` for ODS).
     pub(crate) package: Option<std::sync::Arc<crate::open::Package>>,
+    /// An ODS package opened without cells, kept for streaming rows.
+    pub(crate) ods: Option<Box<crate::ods::Layout>>,
 }
 
 impl Workbook {

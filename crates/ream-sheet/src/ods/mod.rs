@@ -21,6 +21,11 @@
 //!   names, and the
 //!   first error (by document order) is returned, naming `content.xml`,
 //!   the sheet, the cell and the byte offset.
+//! * **Without cells** (`load_cells(false)`) — one constant-memory pass
+//!   lists the sheets and names ([`lazy`]), and
+//!   [`Workbook::rows`](crate::Workbook::rows) streams a sheet block by
+//!   block with the same table walker ([`stream`], over a sliding
+//!   [`window`]): same cells and errors, memory of one block.
 //!
 //! Values: `float`/`percentage`/`currency` are numbers, `date` and `time`
 //! are serials of the 1900 system (times of day below one day are
@@ -43,13 +48,19 @@
 
 mod cell;
 mod chunks;
+mod lazy;
 mod names;
 mod progressive;
 mod split;
+mod stream;
 mod table;
 mod text;
 mod values;
+mod window;
 mod xml;
+
+pub(crate) use lazy::Layout;
+pub(crate) use stream::OdsRows;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{DefinedName, OpenStats, SheetKind, Visibility};
@@ -120,6 +131,9 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     let limits = &opts.limits;
     let mut warnings = crate::open::duplicate_warnings(&archive);
     check_package(&archive)?;
+    if !opts.load_cells {
+        return lazy::open(archive, opts, started, warnings);
+    }
     // Phase A.
     let entry = archive.find(PART).ok_or_else(|| {
         Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
@@ -239,44 +253,14 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
             .style
             .as_ref()
             .is_some_and(|s| prelude.hidden_styles.binary_search(s).is_ok());
-        for w in t.warnings {
+        for w in std::mem::take(&mut t.warnings) {
             warnings.push(w.in_part(PART).in_sheet(t.name.clone()));
         }
-        names.extend(t.names.into_iter().map(|(name, formula)| DefinedName {
-            name,
-            formula,
-            local_sheet: Some(index),
-            hidden: false,
-        }));
+        names.extend(defined_names(std::mem::take(&mut t.names), Some(index)));
         cells += t.store.cells.len() as u64;
-        sheets.push(Sheet {
-            name: t.name,
-            index,
-            kind: SheetKind::Worksheet,
-            visibility: if hidden {
-                Visibility::Hidden
-            } else {
-                Visibility::Visible
-            },
-            part: PART.to_string(),
-            dimension: None,
-            store: t.store,
-            merged: t.merged,
-            comments: t.comments,
-            tables: Vec::new(),
-            hyperlinks: t.hyperlinks,
-            hidden_rows: t.hidden_rows,
-            hidden_cols: t.hidden_cols,
-            drawings: t.drawings,
-            loaded: true,
-        });
+        sheets.push(sheet_of(index, t, hidden, true));
     }
-    names.extend(raw_names.into_iter().map(|(name, formula)| DefinedName {
-        name,
-        formula,
-        local_sheet: None,
-        hidden: false,
-    }));
+    names.extend(defined_names(raw_names, None));
     let stats = OpenStats {
         phase_a_s,
         phase_b_s,
@@ -289,7 +273,19 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         chunks: n_chunks,
         chunk_fallbacks: outline.fallbacks.get(),
     };
-    Ok(Workbook {
+    Ok(workbook(sheets, names, stats, warnings, opts, None))
+}
+
+/// The workbook of an ODS open; `layout` kept when cells stream later.
+fn workbook(
+    sheets: Vec<Sheet>,
+    names: Vec<DefinedName>,
+    stats: OpenStats,
+    warnings: Vec<Error>,
+    opts: &OpenOptions,
+    layout: Option<Layout>,
+) -> Workbook {
+    Workbook {
         sheets,
         names,
         date_1904: false,
@@ -297,8 +293,48 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         shared_strings: 0,
         warnings,
         limits: opts.limits,
+        stream_block: opts.stream_block.max(1),
         package: None,
-    })
+        ods: layout.map(Box::new),
+    }
+}
+
+/// Sheet `index` of the workbook from its table; `loaded` false for a
+/// table only listed (`lazy.rs`), whose cells are streamed later.
+fn sheet_of(index: usize, t: ParsedTable, hidden: bool, loaded: bool) -> Sheet {
+    Sheet {
+        name: t.name,
+        index,
+        kind: SheetKind::Worksheet,
+        visibility: if hidden {
+            Visibility::Hidden
+        } else {
+            Visibility::Visible
+        },
+        part: PART.to_string(),
+        dimension: None,
+        store: t.store,
+        merged: t.merged,
+        comments: t.comments,
+        tables: Vec::new(),
+        hyperlinks: t.hyperlinks,
+        hidden_rows: t.hidden_rows,
+        hidden_cols: t.hidden_cols,
+        drawings: t.drawings,
+        loaded,
+    }
+}
+
+/// Named expressions as defined names, local to sheet `local` or global.
+fn defined_names(raw: Vec<names::RawName>, local: Option<usize>) -> Vec<DefinedName> {
+    raw.into_iter()
+        .map(|(name, formula)| DefinedName {
+            name,
+            formula,
+            local_sheet: local,
+            hidden: false,
+        })
+        .collect()
 }
 
 /// One unit of phase B: a whole candidate table, or one chunk of a big

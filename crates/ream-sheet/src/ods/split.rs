@@ -83,8 +83,11 @@ fn read_table_styles(
     let mut current: Option<&[u8]> = None;
     loop {
         let tag = next_tag(buf, pos).map_err(xml_err)?.ok_or_else(|| {
-            Error::malformed("content.xml ends inside office:automatic-styles")
-                .at_offset(buf.len() as u64)
+            xml_err(ream_xml::XmlError {
+                offset: buf.len(),
+                message: "content.xml ends inside office:automatic-styles",
+                truncated: true,
+            })
         })?;
         pos = tag.end;
         match tag.kind {

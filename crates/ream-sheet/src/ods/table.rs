@@ -145,6 +145,10 @@ pub(super) struct TableParser<'a> {
     block_left: u64,
     /// True once `</table:table>` was read.
     closed: bool,
+    /// Streaming (`stream.rs`): the buffer ends where more bytes may
+    /// follow, so running out of tags at any depth inside the table only
+    /// stops the walk.
+    more_follows: bool,
     pub(super) formula_bytes: u64,
     /// True once something was dropped for lying beyond the grid.
     pub(super) clipped: bool,
@@ -180,6 +184,38 @@ pub(crate) fn parse_chunk(
     parse_part(buf, start, cfg, Some(first), Some(shared))
 }
 
+/// True for the elements that group rows or columns inside a table: the
+/// walk descends into them.
+pub(super) fn is_group(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"table-rows"
+            | b"table-header-rows"
+            | b"table-row-group"
+            | b"table-columns"
+            | b"table-header-columns"
+            | b"table-column-group"
+    )
+}
+
+/// A table with nothing in it yet; `end` is where its parse starts.
+pub(crate) fn empty_table(end: usize) -> ParsedTable {
+    ParsedTable {
+        name: String::new(),
+        style: None,
+        store: CellStore::default(),
+        merged: Vec::new(),
+        comments: Vec::new(),
+        hyperlinks: Vec::new(),
+        drawings: Vec::new(),
+        hidden_rows: Vec::new(),
+        hidden_cols: Vec::new(),
+        names: Vec::new(),
+        warnings: Vec::new(),
+        end,
+    }
+}
+
 fn parse_part<'a>(
     buf: &'a [u8],
     start: usize,
@@ -187,67 +223,143 @@ fn parse_part<'a>(
     chunk: Option<bool>,
     shared: Option<&'a AtomicU64>,
 ) -> Result<Partial> {
-    let mut p = TableParser {
-        buf,
-        cfg,
-        limits: cfg.limits,
-        depth_left: cfg.depth_left,
-        out: ParsedTable {
-            name: String::new(),
-            style: None,
-            store: CellStore::default(),
-            merged: Vec::new(),
-            comments: Vec::new(),
-            hyperlinks: Vec::new(),
-            drawings: Vec::new(),
-            hidden_rows: Vec::new(),
-            hidden_cols: Vec::new(),
-            names: Vec::new(),
-            warnings: Vec::new(),
-            end: start,
-        },
-        row: 0,
-        col: 0,
-        col_def: 0,
-        hidden_runs: Vec::new(),
-        hidden_col_runs: Vec::new(),
-        used: 0,
-        expanded: 0,
-        chunk,
-        shared,
-        block_left: 0,
-        closed: false,
-        formula_bytes: 0,
-        clipped: false,
-        scratch: Vec::new(),
-    };
+    let mut p = TableParser::new(buf, cfg, empty_table(start));
+    p.chunk = chunk;
+    p.shared = shared;
     let from = if chunk == Some(false) {
         start
     } else {
-        let tag = p.next(start, "table start tag missing")?;
-        let name = attr(&tag, b"name");
-        let style = attr(&tag, b"style-name");
-        let text = |raw: &[u8], s: &mut Vec<u8>| {
-            attr_string(raw, s).map_err(|e| xml_err(shift(e, tag.start)))
-        };
-        if let Some(raw) = name {
-            p.out.name = text(raw, &mut p.scratch)?;
+        match p.start_tag(start)? {
+            Some(end) => end,
+            None => return Ok(p.into_partial()),
         }
-        p.out.style = style.map(|raw| text(raw, &mut p.scratch)).transpose()?;
-        if tag.kind == TagKind::Empty {
-            p.closed = true;
-            p.out.end = tag.end;
-            return Ok(p.into_partial());
-        }
-        tag.end
     };
-    match p.walk(from) {
-        Ok(end) => {
+    match p.walk(from, 1) {
+        Ok((end, _)) => {
             p.out.end = end;
             Ok(p.into_partial())
         }
         Err(e) if p.out.name.is_empty() => Err(e),
         Err(e) => Err(e.in_sheet(p.out.name.clone())),
+    }
+}
+
+/// Where a streamed table's walk stands between blocks (`stream.rs`):
+/// everything the walk carries from one row to the next.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Cursor {
+    /// The start tag was read.
+    pub started: bool,
+    /// `</table:table>` was read.
+    pub closed: bool,
+    /// Open elements from the table element down (1 = table level).
+    pub depth: u32,
+    pub row: u64,
+    pub col_def: u64,
+    pub used: u64,
+    pub expanded: u64,
+    pub formula_bytes: u64,
+    pub clipped: bool,
+}
+
+/// Parses the next block of a streamed table into `out` (cleared by the
+/// caller): `buf[from..]` holds the bytes read so far; the first block
+/// starts at the table's start tag. With `more_follows`, running out of
+/// tags stops the walk (the caller cuts `buf` at a row start, so the walk
+/// stops between rows); without it, it is the serial parse's truncation
+/// error. Rows are absolute. Returns the table and where the walk
+/// stopped; `cur` is only updated on success, so a failed block can be
+/// parsed again from the same place with more bytes.
+pub(crate) fn parse_block(
+    buf: &[u8],
+    from: usize,
+    cfg: TableCfg<'_>,
+    cur: &mut Cursor,
+    out: ParsedTable,
+    more_follows: bool,
+) -> Result<(ParsedTable, usize)> {
+    let mut p = TableParser::new(buf, cfg, out);
+    p.more_follows = more_follows;
+    p.row = cur.row;
+    p.col_def = cur.col_def;
+    p.used = cur.used;
+    p.expanded = cur.expanded;
+    p.formula_bytes = cur.formula_bytes;
+    p.clipped = cur.clipped;
+    let (from, depth) = if cur.started {
+        (from, cur.depth)
+    } else {
+        match p.start_tag(from)? {
+            Some(end) => (end, 1),
+            None => {
+                cur.started = true;
+                cur.closed = true;
+                let end = p.out.end;
+                return Ok((p.out, end));
+            }
+        }
+    };
+    let (end, depth) = p.walk(from, depth)?;
+    *cur = Cursor {
+        started: true,
+        closed: p.closed,
+        depth,
+        row: p.row,
+        col_def: p.col_def,
+        used: p.used,
+        expanded: p.expanded,
+        formula_bytes: p.formula_bytes,
+        clipped: p.clipped,
+    };
+    p.out.end = end;
+    Ok((p.out, end))
+}
+
+impl<'a> TableParser<'a> {
+    fn new(buf: &'a [u8], cfg: TableCfg<'a>, out: ParsedTable) -> TableParser<'a> {
+        TableParser {
+            buf,
+            cfg,
+            limits: cfg.limits,
+            depth_left: cfg.depth_left,
+            out,
+            row: 0,
+            col: 0,
+            col_def: 0,
+            hidden_runs: Vec::new(),
+            hidden_col_runs: Vec::new(),
+            used: 0,
+            expanded: 0,
+            chunk: None,
+            shared: None,
+            block_left: 0,
+            closed: false,
+            more_follows: false,
+            formula_bytes: 0,
+            clipped: false,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Reads the table's start tag at `start` (name, style). Returns the
+    /// offset past it, or `None` for an empty `<table:table/>`.
+    fn start_tag(&mut self, start: usize) -> Result<Option<usize>> {
+        let tag = self.next(start, "table start tag missing")?;
+        let text = |raw: &[u8], s: &mut Vec<u8>| {
+            attr_string(raw, s).map_err(|e| xml_err(shift(e, tag.start)))
+        };
+        if let Some(raw) = attr(&tag, b"name") {
+            self.out.name = text(raw, &mut self.scratch)?;
+        }
+        self.out.style = attr(&tag, b"style-name")
+            .map(|raw| text(raw, &mut self.scratch))
+            .transpose()?;
+        if tag.kind == TagKind::Empty {
+            self.closed = true;
+            self.out.end = tag.end;
+            return Ok(None);
+        }
+        Ok(Some(tag.end))
     }
 }
 
@@ -318,15 +430,18 @@ impl<'a> TableParser<'a> {
         skip_element(self.buf, from, self.depth_left.saturating_sub(depth)).map_err(xml_err)
     }
 
-    /// Walks the table's children up to its end tag.
-    fn walk(&mut self, from: usize) -> Result<usize> {
+    /// Walks the table's children from `depth` (1 = table level) up to
+    /// its end tag; returns where it stopped and the depth there.
+    fn walk(&mut self, from: usize, depth: u32) -> Result<(usize, u32)> {
         let mut pos = from;
-        let mut depth: u32 = 1;
+        let mut depth = depth;
         loop {
             let tag = match next_tag(self.buf, pos).map_err(xml_err)? {
                 Some(t) => t,
                 // A chunk ends at the next chunk's first row, at table level.
-                None if self.chunk.is_some() && depth == 1 => return Ok(pos),
+                None if self.chunk.is_some() && depth == 1 => return Ok((pos, depth)),
+                // A streamed block ends at a row start, at any depth.
+                None if self.more_follows => return Ok((pos, depth)),
                 None => return Err(truncated(self.buf.len(), "content.xml ends inside a table")),
             };
             pos = tag.end;
@@ -343,15 +458,7 @@ impl<'a> TableParser<'a> {
                         pos = self.skip(pos, depth)?;
                     }
                 }
-                (
-                    TagKind::Start,
-                    b"table-rows"
-                    | b"table-header-rows"
-                    | b"table-row-group"
-                    | b"table-columns"
-                    | b"table-header-columns"
-                    | b"table-column-group",
-                ) => {
+                (TagKind::Start, name) if is_group(name) => {
                     depth += 1;
                     if depth > self.depth_left {
                         return Err(
@@ -382,7 +489,7 @@ impl<'a> TableParser<'a> {
                             .at_offset(tag.start as u64));
                         }
                         self.closed = true;
-                        return Ok(pos);
+                        return Ok((pos, depth));
                     }
                 }
                 _ => {}

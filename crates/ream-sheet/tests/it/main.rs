@@ -14,6 +14,7 @@ mod fuzz_regressions;
 mod hostile;
 mod limit_checks;
 mod ods;
+mod ods_stream;
 mod paths;
 mod rows;
 mod zipkit;

@@ -18,7 +18,7 @@ const MANIFEST: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 
 /// `content.xml` with `styles` as automatic styles and `body` inside
 /// `<office:spreadsheet>`.
-fn content(styles: &str, body: &str) -> String {
+pub(crate) fn content(styles: &str, body: &str) -> String {
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:of="urn:oasis:names:tc:opendocument:xmlns:of:1.2" xmlns:calcext="urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0" office:version="1.3"><office:automatic-styles>{styles}</office:automatic-styles><office:body><office:spreadsheet>{body}</office:spreadsheet></office:body></office:document-content>"#
@@ -26,7 +26,7 @@ fn content(styles: &str, body: &str) -> String {
 }
 
 /// An ODS package: stored `mimetype` first, the manifest and `content`.
-fn package(content: &str) -> Vec<u8> {
+pub(crate) fn package(content: &str) -> Vec<u8> {
     let mut mime = Entry::new("mimetype", MIME);
     mime.stored = true;
     Zip { entries: vec![] }
@@ -37,7 +37,7 @@ fn package(content: &str) -> Vec<u8> {
 }
 
 /// One table named `name` holding `rows`.
-fn table(name: &str, rows: &str) -> String {
+pub(crate) fn table(name: &str, rows: &str) -> String {
     format!(r#"<table:table table:name="{name}">{rows}</table:table>"#)
 }
 
@@ -49,13 +49,13 @@ fn one_sheet(rows: &str) -> Workbook {
     open(package(&content("", &table("S", rows)))).unwrap()
 }
 
-fn float(v: &str) -> String {
+pub(crate) fn float(v: &str) -> String {
     format!(
         r#"<table:table-cell office:value-type="float" office:value="{v}"><text:p>{v}</text:p></table:table-cell>"#
     )
 }
 
-fn string(t: &str) -> String {
+pub(crate) fn string(t: &str) -> String {
     format!(
         r#"<table:table-cell office:value-type="string"><text:p>{t}</text:p></table:table-cell>"#
     )
@@ -873,26 +873,33 @@ fn open_guarded(path: &Path) -> Result<Result<Vec<SheetView>, String>, String> {
         .unwrap_or(Err("hung".into()))
 }
 
-#[test]
-fn ods_corpus() {
+/// The corpus folder (`$REAM_CORPUS`, else `shared/corpus` beside the
+/// checkout) and its `.ods` files, sorted; `None` (with a note) when absent.
+pub(crate) fn corpus_ods_files() -> Option<(PathBuf, Vec<PathBuf>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let corpus = std::env::var_os("REAM_CORPUS").map(PathBuf::from);
     let corpus = corpus.unwrap_or_else(|| root.join("../shared/corpus"));
-    let dir = corpus.join("ods");
-    if !dir.is_dir() {
+    let Ok(entries) = std::fs::read_dir(corpus.join("ods")) else {
         println!(
-            "ods_corpus: no corpus at {} (set REAM_CORPUS); skipped",
+            "no corpus at {} (set REAM_CORPUS); skipped",
             corpus.display()
         );
-        return;
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
+        return None;
+    };
+    let mut files: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "ods"))
         .collect();
     files.sort();
+    Some((corpus, files))
+}
+
+#[test]
+fn ods_corpus() {
+    let Some((corpus, files)) = corpus_ods_files() else {
+        return;
+    };
     let (mut agree, mut compared, mut hard) = (0, 0, Vec::new());
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -1101,13 +1108,7 @@ fn overlapped_read_gives_the_serial_errors() {
 /// overlapped read with tiny chunks as through the serial plan.
 #[test]
 fn ods_corpus_overlapped_equals_serial() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = std::env::var_os("REAM_CORPUS").map(PathBuf::from);
-    let dir = corpus
-        .unwrap_or_else(|| root.join("../shared/corpus"))
-        .join("ods");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        println!("no corpus at {}; skipped", dir.display());
+    let Some((_, paths)) = corpus_ods_files() else {
         return;
     };
     let read = |bytes: &[u8], opts: &OpenOptions| match Workbook::from_bytes(bytes.to_vec(), opts) {
@@ -1115,10 +1116,7 @@ fn ods_corpus_overlapped_equals_serial() {
         Err(e) => Err(e.to_string()),
     };
     let (mut files, mut overlapped) = (0, 0);
-    for path in entries.flatten().map(|e| e.path()) {
-        if path.extension().is_none_or(|x| x != "ods") {
-            continue;
-        }
+    for path in paths {
         let bytes = std::fs::read(&path).unwrap();
         let serial = read(&bytes, &OpenOptions::new().parallel(false));
         let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);

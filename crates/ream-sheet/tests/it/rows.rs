@@ -136,3 +136,23 @@ fn streaming_reports_errors_with_the_sheet() {
     assert_eq!(err.cell(), Some((30_000, 1)), "{err}");
     assert_eq!(err.sheet(), Some("Sheet1"), "{err}");
 }
+
+/// Any first block size gives the same rows (`stream_block` only trades
+/// early-stop cost against block overhead).
+#[test]
+fn streaming_equals_loaded_for_every_first_block() {
+    let bytes = typed_workbook();
+    let wb = Workbook::from_bytes(bytes.clone(), &OpenOptions::new()).unwrap();
+    for block in (1..=200).chain([1000, 4096]) {
+        let opts = OpenOptions::new().load_cells(false).stream_block(block);
+        let lazy = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+        for i in 0..wb.sheets().len() {
+            let want = loaded_rows(&wb, i);
+            assert_eq!(
+                streamed_rows(&lazy, i, RowOptions::default()),
+                want,
+                "sheet {i}, first block {block}"
+            );
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Streaming one ODS sheet in constant memory: [`Workbook::rows`] on a
+//! workbook opened with `load_cells(false)`.
+//!
+//! `content.xml` is inflated again from the start and dropped up to the
+//! sheet's start tag (its offset is known from the listing pass,
+//! `lazy.rs`). Then each block of the window is cut at the last
+//! `<table:table-row` it holds, and the rows before the cut are parsed by
+//! the same table walker as the loaded open (`table.rs`), which carries
+//! its row count, nesting and limit counters from block to block
+//! ([`Cursor`]). So cells, values and errors are those of the loaded
+//! read, rows are absolute, and memory is one block (at most 4 MiB of XML
+//! plus the longest row) and its cells, however long the sheet.
+//!
+//! A cut can land inside something that only looks like a row start (a
+//! table nested in a cell, a comment); the walk then runs out of bytes
+//! inside a cell, and the block is parsed again from the same place with
+//! more bytes. Hidden rows and columns, merges, comments, links and
+//! drawings are not collected (rows carry cells only); the repeat budget
+//! for hidden rows past the used range is not checked.
+//!
+//! [`Workbook::rows`]: crate::Workbook::rows
+
+use super::PART;
+use super::lazy::Layout;
+use super::table::{Cursor, ParsedTable, TableCfg, empty_table, parse_block};
+use super::window::Window;
+use super::xml::ends_name;
+use crate::error::{Error, Result};
+use crate::options::Limits;
+use crate::store::CellStore;
+use memchr::memmem;
+
+/// Start of a row element, as writers spell it.
+const ROW_START: &[u8] = b"<table:table-row";
+/// End of a table element.
+const TABLE_END: &[u8] = b"</table:table>";
+
+/// The rows of one ODS sheet, block by block.
+pub(crate) struct OdsRows<'w> {
+    layout: &'w Layout,
+    limits: &'w Limits,
+    window: Window<'w>,
+    /// Where the walk continues in the window.
+    pos: usize,
+    cur: Cursor,
+    /// The current block's cells.
+    out: ParsedTable,
+    done: bool,
+    sheet: String,
+    row_start: memmem::FinderRev<'static>,
+    table_end: memmem::Finder<'static>,
+}
+
+impl<'w> OdsRows<'w> {
+    /// Positions a new reader at the start tag of sheet `index`.
+    pub fn new(
+        layout: &'w Layout,
+        limits: &'w Limits,
+        first_block: usize,
+        index: usize,
+        sheet: &str,
+    ) -> Result<OdsRows<'w>> {
+        let start = layout
+            .starts
+            .get(index)
+            .copied()
+            .ok_or_else(|| Error::new(crate::ErrorKind::Usage, format!("no sheet {index}")))?;
+        let mut window = Window::new(&layout.archive, &layout.entry, first_block)?;
+        window
+            .seek(start)
+            .map_err(|e| e.in_sheet(sheet.to_string()))?;
+        Ok(OdsRows {
+            layout,
+            limits,
+            window,
+            pos: 0,
+            cur: Cursor::default(),
+            out: empty_table(0),
+            done: false,
+            sheet: sheet.to_string(),
+            row_start: memmem::FinderRev::new(ROW_START),
+            table_end: memmem::Finder::new(TABLE_END),
+        })
+    }
+
+    /// The cells of the current block, sorted by (row, column).
+    pub fn block(&self) -> &CellStore {
+        &self.out.store
+    }
+
+    /// Where the next block may end: just before the last row start in the
+    /// window, or the window's end when the table's end tag follows that
+    /// row (or no row start is left but an end tag is). `None`: read more.
+    fn cut(&self, data: &[u8]) -> Option<usize> {
+        let hay = data.get(self.pos..)?;
+        let mut end = hay.len();
+        let row = loop {
+            match self.row_start.rfind(hay.get(..end)?) {
+                Some(i) if ends_name(hay.get(i + ROW_START.len())) => break Some(i),
+                Some(i) => end = i,
+                None => break None,
+            }
+        };
+        let tail = hay.get(row.unwrap_or(0)..)?;
+        if self.table_end.find(tail).is_some() {
+            return Some(data.len());
+        }
+        row.map(|i| self.pos + i).filter(|&c| c > self.pos)
+    }
+
+    /// Parses the next block of rows; false at the end of the sheet.
+    pub fn refill(&mut self) -> Result<bool> {
+        clear(&mut self.out);
+        let cfg = TableCfg {
+            limits: self.limits,
+            depth_left: self
+                .limits
+                .max_xml_depth
+                .saturating_sub(self.layout.depth.saturating_add(1)),
+            tables: self.layout.tables,
+        };
+        loop {
+            if self.done {
+                return Ok(false);
+            }
+            let eof = self.window.eof;
+            let data = self.window.data();
+            let cut = if eof {
+                Some(data.len())
+            } else {
+                self.cut(data)
+            };
+            if let Some(cut) = cut {
+                let mut cur = self.cur;
+                let out = std::mem::replace(&mut self.out, empty_table(0));
+                let part = data.get(..cut).unwrap_or_default();
+                match parse_block(part, self.pos, cfg, &mut cur, out, !eof) {
+                    Ok((out, end)) => {
+                        self.out = out;
+                        self.cur = cur;
+                        self.pos = end;
+                        self.done = cur.closed;
+                        if !self.out.store.cells.is_empty() {
+                            self.out.store.normalize(true);
+                            self.out.store.seal_text();
+                            return Ok(true);
+                        }
+                        if self.done {
+                            continue;
+                        }
+                    }
+                    // The cut fell inside a nested element: parse this
+                    // block again with more bytes.
+                    Err(e) if e.truncated && !eof => {}
+                    Err(e) => {
+                        self.done = true;
+                        return Err(e
+                            .offset_by(self.window.base)
+                            .in_part(PART)
+                            .in_sheet(self.sheet.clone()));
+                    }
+                }
+            } else if eof {
+                self.done = true;
+                return Err(Error::malformed("content.xml ends inside a table")
+                    .at_offset(self.window.base + data.len() as u64)
+                    .in_part(PART)
+                    .in_sheet(self.sheet.clone()));
+            }
+            self.window.advance(self.pos).map_err(|e| {
+                self.done = true;
+                e.in_sheet(self.sheet.clone())
+            })?;
+            self.pos = 0;
+        }
+    }
+}
+
+/// Empties a block's outputs, keeping their buffers.
+fn clear(t: &mut ParsedTable) {
+    let s = &mut t.store;
+    s.cells.clear();
+    s.formulas.clear();
+    if !s.text.is_empty() {
+        s.arena = std::mem::take(&mut s.text).into_bytes();
+    }
+    s.arena.clear();
+    t.merged.clear();
+    t.comments.clear();
+    t.hyperlinks.clear();
+    t.drawings.clear();
+    t.names.clear();
+    t.warnings.clear();
+}

@@ -1,0 +1,132 @@
+//! A sliding window over `content.xml` inflated block by block, for the
+//! constant-memory ODS passes (`lazy.rs`, `stream.rs`).
+//!
+//! The window holds the bytes not yet consumed plus one more block;
+//! [`Window::advance`] drops what the caller is done with and reads on.
+//! Blocks start at `first_block` (64 KiB by default,
+//! [`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
+//! double up to 4 MiB, so a request for the first rows of the first sheet
+//! inflates little. A UTF-16 part (legal,
+//! rare; the scanners read UTF-8) is read whole and transcoded on the
+//! first fill, as the loaded open does: memory is then the part's size.
+
+use super::PART;
+use crate::error::{Error, Result};
+use ream_zip::{Archive, Entry, EntryReader};
+use std::io::Read;
+
+/// Largest block size.
+const MAX_BLOCK: usize = 4 << 20;
+
+/// Inflated bytes of `content.xml` from offset [`base`](Self::base) on.
+pub(super) struct Window<'a> {
+    archive: &'a Archive,
+    entry: &'a Entry,
+    reader: EntryReader<'a>,
+    buf: Vec<u8>,
+    filled: usize,
+    /// Offset in `content.xml` of `buf[0]`.
+    pub base: u64,
+    /// The part has been read to its end.
+    pub eof: bool,
+    block: usize,
+    checked: bool,
+}
+
+impl<'a> Window<'a> {
+    /// A window before the first byte (call [`advance`](Self::advance)).
+    pub fn new(archive: &'a Archive, entry: &'a Entry, first_block: usize) -> Result<Window<'a>> {
+        let reader = archive
+            .stream(entry)
+            .map_err(|e| Error::from(e).in_part(PART))?;
+        Ok(Window {
+            archive,
+            entry,
+            reader,
+            buf: Vec::new(),
+            filled: 0,
+            base: 0,
+            eof: false,
+            block: first_block.clamp(1, MAX_BLOCK),
+            checked: false,
+        })
+    }
+
+    /// The bytes in the window.
+    pub fn data(&self) -> &[u8] {
+        self.buf.get(..self.filled).unwrap_or_default()
+    }
+
+    /// Drops the first `keep` bytes (positions the caller holds move down
+    /// by `keep`), then reads one more block unless at the end.
+    pub fn advance(&mut self, keep: usize) -> Result<()> {
+        let keep = keep.min(self.filled);
+        self.buf.copy_within(keep..self.filled, 0);
+        self.filled -= keep;
+        self.base += keep as u64;
+        if self.eof {
+            return Ok(());
+        }
+        let want = self.filled + self.block;
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
+        }
+        // Fill the whole block (a read may return less), so that each
+        // advance makes the window one block longer.
+        while self.filled < want {
+            let Some(room) = self.buf.get_mut(self.filled..want) else {
+                break;
+            };
+            let n = self
+                .reader
+                .read(room)
+                .map_err(|e| Error::from(ream_zip::Error::from_io(e)).in_part(PART))?;
+            if n == 0 {
+                self.eof = true;
+                break;
+            }
+            self.filled += n;
+        }
+        self.archive.release(self.entry, self.reader.consumed());
+        self.block = (self.block * 2).min(MAX_BLOCK);
+        if !self.checked {
+            self.checked = true;
+            if crate::encoding::is_utf16(self.data()) {
+                self.read_whole_utf16()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_whole_utf16(&mut self) -> Result<()> {
+        self.buf.truncate(self.filled);
+        self.reader
+            .read_to_end(&mut self.buf)
+            .map_err(|e| Error::from(ream_zip::Error::from_io(e)).in_part(PART))?;
+        crate::encoding::ensure_utf8(&mut self.buf).map_err(|e| e.in_part(PART))?;
+        self.filled = self.buf.len();
+        self.eof = true;
+        Ok(())
+    }
+
+    /// Reads on until the window holds `offset` (absolute) and at least
+    /// one block after it, dropping everything before it; `offset` is then
+    /// at position 0. Fails when the part ends first.
+    pub fn seek(&mut self, offset: u64) -> Result<()> {
+        loop {
+            let rel = offset.saturating_sub(self.base);
+            if rel < self.filled as u64 {
+                return self.advance(rel as usize);
+            }
+            if self.eof {
+                return Err(Error::malformed(format!(
+                    "content.xml ends at byte {} before offset {offset}",
+                    self.base + self.filled as u64
+                ))
+                .in_part(PART));
+            }
+            let all = self.filled;
+            self.advance(all)?;
+        }
+    }
+}
