@@ -250,17 +250,25 @@ pub fn ods_content_of(data: &[u8]) -> Option<Vec<u8>> {
     zip.read(zip.find("content.xml")?).ok()
 }
 
-/// True when quick-xml reads `xml` to its end with matching end tags.
+/// True when quick-xml reads `xml` to its end with matching end tags and
+/// every attribute well quoted.
 pub fn well_formed(xml: &[u8]) -> bool {
+    use quick_xml::events::Event;
     let mut reader = quick_xml::Reader::from_reader(xml);
     reader.config_mut().check_end_names = true;
     let mut buf = Vec::new();
     loop {
         match reader.read_event_into(&mut buf) {
-            Ok(quick_xml::events::Event::Eof) => return true,
-            Ok(_) => buf.clear(),
+            Ok(Event::Eof) => return true,
+            Ok(Event::Start(e) | Event::Empty(e)) => {
+                if e.attributes().any(|a| a.is_err()) {
+                    return false;
+                }
+            }
+            Ok(_) => {}
             Err(_) => return false,
         }
+        buf.clear();
     }
 }
 

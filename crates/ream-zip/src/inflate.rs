@@ -179,7 +179,7 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
 /// once an error is returned, every later read returns it again.
 pub struct EntryReader<'a> {
     entry: Entry,
-    raw: &'a [u8],
+    raw: Raw<'a>,
     pos: usize,
     /// `None` for stored entries.
     inflater: Option<Decompress>,
@@ -188,6 +188,23 @@ pub struct EntryReader<'a> {
     ended: bool,
     finished: bool,
     failed: Option<Error>,
+}
+
+/// The compressed bytes of an entry: borrowed from the archive, or a
+/// shared handle on its data (a reader that outlives the borrow).
+pub(crate) enum Raw<'a> {
+    Borrowed(&'a [u8]),
+    Shared(ream_io::Bytes, std::ops::Range<usize>),
+}
+
+impl Raw<'_> {
+    #[inline]
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Raw::Borrowed(b) => b,
+            Raw::Shared(data, range) => data.get(range.clone()).unwrap_or_default(),
+        }
+    }
 }
 
 impl std::fmt::Debug for EntryReader<'_> {
@@ -203,7 +220,7 @@ impl std::fmt::Debug for EntryReader<'_> {
 impl<'a> EntryReader<'a> {
     /// A reader over `raw`; the caller has run [`check_entry`] and charged
     /// the budget.
-    pub(crate) fn new(e: &Entry, raw: &'a [u8]) -> EntryReader<'a> {
+    pub(crate) fn new(e: &Entry, raw: Raw<'a>) -> EntryReader<'a> {
         EntryReader {
             entry: e.clone(),
             raw,
@@ -217,6 +234,16 @@ impl<'a> EntryReader<'a> {
             ended: false,
             finished: false,
             failed: None,
+        }
+    }
+
+    /// For a reader from [`Archive::stream_shared`](crate::Archive::stream_shared)
+    /// over a memory map: lets the OS drop the compressed pages already
+    /// consumed (see [`Bytes::release`](ream_io::Bytes::release)). A no-op
+    /// otherwise.
+    pub fn release_consumed(&self) {
+        if let Raw::Shared(data, range) = &self.raw {
+            data.release(range.start, range.start.saturating_add(self.pos));
         }
     }
 
@@ -247,7 +274,8 @@ impl<'a> EntryReader<'a> {
                 return self.finish();
             }
             let end = self.pos.saturating_add(want);
-            let (Some(src), Some(dst)) = (self.raw.get(self.pos..end), buf.get_mut(..want)) else {
+            let src = self.raw.bytes().get(self.pos..end);
+            let (Some(src), Some(dst)) = (src, buf.get_mut(..want)) else {
                 return Err(size_mismatch(&self.entry, &self.produced.to_string()));
             };
             dst.copy_from_slice(src);
@@ -268,7 +296,7 @@ impl<'a> EntryReader<'a> {
             } else {
                 buf.get_mut(..want).unwrap_or_default()
             };
-            let input = self.raw.get(self.pos..).unwrap_or_default();
+            let input = self.raw.bytes().get(self.pos..).unwrap_or_default();
             let (in0, out0) = (inflater.total_in(), inflater.total_out());
             let status = inflater
                 .decompress(input, out, FlushDecompress::None)
@@ -298,7 +326,7 @@ impl<'a> EntryReader<'a> {
                 return Ok(made_n);
             }
             if !self.ended && consumed == 0 {
-                let msg = if self.pos >= self.raw.len() {
+                let msg = if self.pos >= self.raw.bytes().len() {
                     format!("truncated deflate data after {} bytes", self.produced)
                 } else {
                     "bad deflate data: no progress".to_string()

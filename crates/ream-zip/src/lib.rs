@@ -248,15 +248,21 @@ impl Archive {
     }
     /// The raw (compressed) bytes of an entry: a slice of the input.
     pub fn raw_data(&self, e: &Entry) -> Result<&[u8]> {
-        let range = e
-            .data_offset
+        let range = self.raw_range(e)?;
+        Ok(self.data.get(range).unwrap_or_default())
+    }
+
+    /// Where `e`'s compressed bytes lie in the archive (checked in bounds).
+    fn raw_range(&self, e: &Entry) -> Result<std::ops::Range<usize>> {
+        e.data_offset
             .checked_add(e.compressed_size)
-            .and_then(|end| Some(usize::try_from(e.data_offset).ok()?..usize::try_from(end).ok()?));
-        range.and_then(|r| self.data.get(r)).ok_or_else(|| {
-            Error::new(ErrorKind::Malformed, "entry data out of bounds")
-                .entry_name(e.name.clone())
-                .at(e.data_offset)
-        })
+            .and_then(|end| Some(usize::try_from(e.data_offset).ok()?..usize::try_from(end).ok()?))
+            .filter(|r| r.end <= self.data.len())
+            .ok_or_else(|| {
+                Error::new(ErrorKind::Malformed, "entry data out of bounds")
+                    .entry_name(e.name.clone())
+                    .at(e.data_offset)
+            })
     }
     /// Inflates `e` in one shot into a new buffer of exactly its size.
     /// See [`read_into`](Archive::read_into).
@@ -284,7 +290,20 @@ impl Archive {
     /// the stream.
     pub fn stream(&self, e: &Entry) -> Result<EntryReader<'_>> {
         let raw = self.prepare(e)?;
-        Ok(EntryReader::new(e, raw))
+        Ok(EntryReader::new(e, inflate::Raw::Borrowed(raw)))
+    }
+
+    /// Like [`stream`](Self::stream), but the reader holds a shared handle
+    /// on the archive's bytes instead of a borrow, so it can be kept
+    /// beyond the archive's borrow (a cached stream position); it can
+    /// release what it consumed ([`EntryReader::release_consumed`]).
+    pub fn stream_shared(&self, e: &Entry) -> Result<EntryReader<'static>> {
+        self.prepare(e)?;
+        let range = self.raw_range(e)?;
+        Ok(EntryReader::new(
+            e,
+            inflate::Raw::Shared(self.data.clone(), range),
+        ))
     }
 
     /// Per-entry checks and budget charge shared by both read paths.

@@ -31,10 +31,10 @@ use crate::workbook::Workbook;
 use memchr::memmem;
 use ream_xml::{TagKind, next_tag, skip_element};
 use ream_zip::{Archive, Entry};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// What a streamed read of an ODS sheet needs from the listing pass.
-#[derive(Debug)]
 pub(crate) struct Layout {
     pub archive: Archive,
     pub entry: Entry,
@@ -44,6 +44,31 @@ pub(crate) struct Layout {
     pub tables: u64,
     /// Per sheet, the offset of its start tag in `content.xml`.
     pub starts: Vec<u64>,
+    /// The window the last streamed sheet left (see `stream.rs`).
+    pub(super) cache: Mutex<Option<Window>>,
+}
+
+impl Layout {
+    /// Takes the cached window, if any.
+    pub(super) fn take_window(&self) -> Option<Window> {
+        self.cache.lock().ok()?.take()
+    }
+
+    /// Caches `w` for a later reader.
+    pub(super) fn keep_window(&self, w: Window) {
+        if let Ok(mut slot) = self.cache.lock() {
+            *slot = Some(w);
+        }
+    }
+}
+
+impl std::fmt::Debug for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Layout")
+            .field("tables", &self.tables)
+            .field("starts", &self.starts.len())
+            .finish()
+    }
 }
 
 /// End tag of a row, as LibreOffice and most writers spell it.
@@ -293,6 +318,7 @@ pub(super) fn open(
         depth: lister.depth,
         archive,
         entry,
+        cache: Mutex::new(None),
     };
     Ok(workbook(sheets, names, stats, warnings, opts, Some(layout)))
 }

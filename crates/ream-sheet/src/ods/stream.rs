@@ -39,7 +39,8 @@ const TABLE_END: &[u8] = b"</table:table>";
 pub(crate) struct OdsRows<'w> {
     layout: &'w Layout,
     limits: &'w Limits,
-    window: Window<'w>,
+    /// `None` only after an error (the window is then not cached).
+    window: Option<Window>,
     /// Where the walk continues in the window.
     pos: usize,
     cur: Cursor,
@@ -65,14 +66,21 @@ impl<'w> OdsRows<'w> {
             .get(index)
             .copied()
             .ok_or_else(|| Error::new(crate::ErrorKind::Usage, format!("no sheet {index}")))?;
-        let mut window = Window::new(&layout.archive, &layout.entry, first_block)?;
+        // A window left by an earlier reader at or before this sheet saves
+        // inflating everything before it again (sheets read in order cost
+        // one pass, not one per sheet).
+        let cached = layout.take_window().filter(|w| w.base <= start);
+        let mut window = match cached {
+            Some(w) => w,
+            None => Window::new(&layout.archive, &layout.entry, first_block)?,
+        };
         window
             .seek(start)
             .map_err(|e| e.in_sheet(sheet.to_string()))?;
         Ok(OdsRows {
             layout,
             limits,
-            window,
+            window: Some(window),
             pos: 0,
             cur: Cursor::default(),
             out: empty_table(0),
@@ -86,26 +94,6 @@ impl<'w> OdsRows<'w> {
     /// The cells of the current block, sorted by (row, column).
     pub fn block(&self) -> &CellStore {
         &self.out.store
-    }
-
-    /// Where the next block may end: just before the last row start in the
-    /// window, or the window's end when the table's end tag follows that
-    /// row (or no row start is left but an end tag is). `None`: read more.
-    fn cut(&self, data: &[u8]) -> Option<usize> {
-        let hay = data.get(self.pos..)?;
-        let mut end = hay.len();
-        let row = loop {
-            match self.row_start.rfind(hay.get(..end)?) {
-                Some(i) if ends_name(hay.get(i + ROW_START.len())) => break Some(i),
-                Some(i) => end = i,
-                None => break None,
-            }
-        };
-        let tail = hay.get(row.unwrap_or(0)..)?;
-        if self.table_end.find(tail).is_some() {
-            return Some(data.len());
-        }
-        row.map(|i| self.pos + i).filter(|&c| c > self.pos)
     }
 
     /// Parses the next block of rows; false at the end of the sheet.
@@ -123,12 +111,15 @@ impl<'w> OdsRows<'w> {
             if self.done {
                 return Ok(false);
             }
-            let eof = self.window.eof;
-            let data = self.window.data();
+            let Some(window) = self.window.as_mut() else {
+                return Ok(false);
+            };
+            let eof = window.eof;
+            let data = window.data();
             let cut = if eof {
                 Some(data.len())
             } else {
-                self.cut(data)
+                cut(data, self.pos, &self.row_start, &self.table_end)
             };
             if let Some(cut) = cut {
                 let mut cur = self.cur;
@@ -153,27 +144,65 @@ impl<'w> OdsRows<'w> {
                     // block again with more bytes.
                     Err(e) if e.truncated && !eof => {}
                     Err(e) => {
-                        self.done = true;
-                        return Err(e
-                            .offset_by(self.window.base)
-                            .in_part(PART)
-                            .in_sheet(self.sheet.clone()));
+                        let e = e.offset_by(window.base);
+                        return Err(self.fail(e));
                     }
                 }
             } else if eof {
-                self.done = true;
-                return Err(Error::malformed("content.xml ends inside a table")
-                    .at_offset(self.window.base + data.len() as u64)
-                    .in_part(PART)
-                    .in_sheet(self.sheet.clone()));
+                let at = window.base + data.len() as u64;
+                return Err(
+                    self.fail(Error::malformed("content.xml ends inside a table").at_offset(at))
+                );
             }
-            self.window.advance(self.pos).map_err(|e| {
-                self.done = true;
-                e.in_sheet(self.sheet.clone())
-            })?;
+            if let Err(e) = window.advance(self.pos) {
+                return Err(self.fail(e));
+            }
             self.pos = 0;
         }
     }
+}
+
+impl OdsRows<'_> {
+    /// Ends the reader on an error (its window is dropped, not cached).
+    fn fail(&mut self, e: Error) -> Error {
+        self.done = true;
+        self.window = None;
+        e.in_part(PART).in_sheet(self.sheet.clone())
+    }
+}
+
+impl Drop for OdsRows<'_> {
+    /// Leaves the window for the next reader of a later sheet.
+    fn drop(&mut self) {
+        if let Some(w) = self.window.take() {
+            self.layout.keep_window(w);
+        }
+    }
+}
+
+/// Where the block from `pos` may end: just before the last row start in
+/// `data`, or at its end when the table's end tag follows that row (or no
+/// row start is left but an end tag is). `None`: read more first.
+fn cut(
+    data: &[u8],
+    pos: usize,
+    row_start: &memmem::FinderRev<'_>,
+    table_end: &memmem::Finder<'_>,
+) -> Option<usize> {
+    let hay = data.get(pos..)?;
+    let mut end = hay.len();
+    let row = loop {
+        match row_start.rfind(hay.get(..end)?) {
+            Some(i) if ends_name(hay.get(i + ROW_START.len())) => break Some(i),
+            Some(i) => end = i,
+            None => break None,
+        }
+    };
+    let tail = hay.get(row.unwrap_or(0)..)?;
+    if table_end.find(tail).is_some() {
+        return Some(data.len());
+    }
+    row.map(|i| pos + i).filter(|&c| c > pos)
 }
 
 /// Empties a block's outputs, keeping their buffers.

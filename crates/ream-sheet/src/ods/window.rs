@@ -19,10 +19,10 @@ use std::io::Read;
 const MAX_BLOCK: usize = 4 << 20;
 
 /// Inflated bytes of `content.xml` from offset [`base`](Self::base) on.
-pub(super) struct Window<'a> {
-    archive: &'a Archive,
-    entry: &'a Entry,
-    reader: EntryReader<'a>,
+/// Holds a shared handle on the file's bytes, not a borrow, so a window
+/// can be kept between reads (`stream.rs` caches one).
+pub(super) struct Window {
+    reader: EntryReader<'static>,
     buf: Vec<u8>,
     filled: usize,
     /// Offset in `content.xml` of `buf[0]`.
@@ -33,15 +33,13 @@ pub(super) struct Window<'a> {
     checked: bool,
 }
 
-impl<'a> Window<'a> {
+impl Window {
     /// A window before the first byte (call [`advance`](Self::advance)).
-    pub fn new(archive: &'a Archive, entry: &'a Entry, first_block: usize) -> Result<Window<'a>> {
+    pub fn new(archive: &Archive, entry: &Entry, first_block: usize) -> Result<Window> {
         let reader = archive
-            .stream(entry)
+            .stream_shared(entry)
             .map_err(|e| Error::from(e).in_part(PART))?;
         Ok(Window {
-            archive,
-            entry,
             reader,
             buf: Vec::new(),
             filled: 0,
@@ -87,7 +85,7 @@ impl<'a> Window<'a> {
             }
             self.filled += n;
         }
-        self.archive.release(self.entry, self.reader.consumed());
+        self.reader.release_consumed();
         self.block = (self.block * 2).min(MAX_BLOCK);
         if !self.checked {
             self.checked = true;

@@ -307,3 +307,76 @@ fn ods_corpus_streamed_equals_loaded() {
     }
     println!("{files} corpus files streamed");
 }
+
+/// `content.xml` with `n` tables of 50 rows each.
+fn many_tables(n: usize) -> String {
+    let mut body = String::new();
+    for t in 0..n {
+        let mut rows = String::new();
+        for r in 0..50 {
+            rows += &format!(
+                "<table:table-row>{}{}</table:table-row>",
+                float(&(t * 1000 + r).to_string()),
+                string(&format!("t{t} r{r}"))
+            );
+        }
+        body += &table(&format!("T{t}"), &rows);
+    }
+    content("", &body)
+}
+
+/// Sheets streamed in order share one pass over `content.xml`: a reader
+/// leaves its window for the next sheet. The inflated-bytes budget shows
+/// it: the listing pass plus one streaming pass fit, a second pass does not.
+#[test]
+fn sheets_streamed_in_order_inflate_once() {
+    let text = many_tables(12);
+    let bytes = package(&text);
+    let want = loaded(&bytes).unwrap();
+    let limits = ream_sheet::Limits {
+        max_inflated_bytes: 2 * text.len() as u64 + 4096,
+        ..ream_sheet::Limits::default()
+    };
+    let opts = OpenOptions::new().load_cells(false).limits(limits);
+    let wb = Workbook::from_bytes(bytes, &opts).unwrap();
+    for i in 0..12 {
+        let rows = streamed_rows(&wb, i, RowOptions::default()).unwrap();
+        assert_eq!(Ok(&rows), want.2[i].as_ref(), "sheet {i}");
+    }
+    let again = streamed_rows(&wb, 0, RowOptions::default()).unwrap_err();
+    assert_eq!(again.kind(), ErrorKind::LimitExceeded, "{again}");
+}
+
+/// Any order of sheets, whole or cut short, reads what the loaded open has.
+#[test]
+fn sheets_streamed_in_any_order_agree() {
+    let bytes = package(&many_tables(5));
+    let want = loaded(&bytes).unwrap();
+    let opts = OpenOptions::new().load_cells(false).stream_block(200);
+    let wb = Workbook::from_bytes(bytes, &opts).unwrap();
+    for (sheet, n) in [
+        (3, None),
+        (0, Some(2)),
+        (2, None),
+        (1, Some(1)),
+        (1, None),
+        (4, Some(7)),
+    ] {
+        let got = streamed_rows(
+            &wb,
+            sheet,
+            RowOptions {
+                skip_rows: 0,
+                n_rows: n,
+            },
+        )
+        .unwrap();
+        let all = want.2[sheet].as_ref().unwrap();
+        let expect: Rows = all
+            .iter()
+            .filter(|(r, _)| n.is_none_or(|n| u64::from(*r) < n))
+            .cloned()
+            .collect();
+        assert_eq!(got, expect, "sheet {sheet}, n_rows {n:?}");
+    }
+}
