@@ -305,9 +305,32 @@ struct Joiner {
     tail: Vec<u8>,
     warnings: Vec<Error>,
     scratch: Vec<u8>,
+    /// Formula text joined so far (each chunk's own, plus the shared
+    /// formulas expanded here), against `max_formula_bytes`.
+    formula_bytes: u64,
+    max_formula_bytes: u64,
 }
 
 impl Joiner {
+    /// Counts `n` more bytes of formula text. Each chunk's parser counts
+    /// only its own formulas from zero, and expansions made here are
+    /// counted by nobody else, so the sheet's total is checked here.
+    /// Every formula pushed counts (the sequential parse also subtracts
+    /// duplicates it replaces, so this total is never below its count):
+    /// past the limit the sheet is parsed again sequentially, which gives
+    /// the exact error (cell and offset) or, when duplicates bring it
+    /// back under, the cells.
+    fn count_formula(&mut self, n: u64) -> Result<()> {
+        self.formula_bytes = self.formula_bytes.saturating_add(n);
+        if self.formula_bytes > self.max_formula_bytes {
+            // Malformed: the chunker falls back to the sequential parse.
+            return Err(Error::malformed(
+                "formula text over max_formula_bytes once chunks are joined",
+            ));
+        }
+        Ok(())
+    }
+
     /// Appends one chunk; hands back its cell and text buffers for reuse.
     fn add(&mut self, mut c: ChunkOut) -> Result<Spare> {
         let base = self.next_row;
@@ -347,6 +370,8 @@ impl Joiner {
         self.unsorted |= c.unsorted;
         self.store.arena.extend_from_slice(&c.store.arena);
         let first_formula = self.store.formulas.len();
+        let own: u64 = c.store.formulas.iter().map(|f| u64::from(f.len)).sum();
+        self.count_formula(own)?;
         for (i, f) in c.store.formulas.iter().enumerate() {
             self.store.formulas.push(FormulaRec {
                 row: shift(f.row, i < c.rel_formulas)?,
@@ -387,6 +412,7 @@ impl Joiner {
                 i64::from(rec.col) - i64::from(*mcol),
             );
             shift_formula(text, drow, dcol, &mut self.scratch);
+            self.count_formula(self.scratch.len() as u64)?;
             if (self.store.arena.len() + self.scratch.len()) as u64 > u64::from(u32::MAX) {
                 return Err(Error::limit("cell text of one sheet exceeds 4 GiB"));
             }
@@ -540,6 +566,8 @@ fn chunk_and_join<'a>(
         tail: Vec::new(),
         warnings: Vec::new(),
         scratch: Vec::new(),
+        formula_bytes: 0,
+        max_formula_bytes: ctx.limits.max_formula_bytes,
     };
     if !has_data {
         // An empty sheet (or `<sheetData/>`): let the sequential parser
@@ -665,7 +693,15 @@ fn chunk_and_join<'a>(
         // cuts a chunk where the sequential parse would not, and the
         // result (cells or error) must not depend on chunking (fuzz
         // finding, test `fuzz_regressions::chunked_open_agrees_with_serial_on_a_row_end_inside_a_tag`).
-        if e.truncated || e.kind() == crate::error::ErrorKind::Malformed {
+        // A limit a chunk hit on its own counts from that chunk's start
+        // (formula bytes) and may sit later than where the sequential
+        // parse stops: that one falls back as well, for the exact error.
+        if e.truncated
+            || matches!(
+                e.kind(),
+                crate::error::ErrorKind::Malformed | crate::error::ErrorKind::LimitExceeded
+            )
+        {
             board.fallbacks.fetch_add(1, Ordering::Relaxed);
             return (Ok(None), inflate_s);
         }

@@ -116,3 +116,44 @@ proptest! {
         prop_assert_eq!(open_chunked(&bytes, opts, comments), serial);
     }
 }
+
+/// Shared formulas expanded at the join count against `max_formula_bytes`
+/// for the whole sheet (each chunk's parser only sees its own): a master
+/// in the first chunk and children in later ones give the serial parse's
+/// error, at the same cell and offset, and under the limit the same cells.
+#[test]
+fn formula_bytes_expanded_at_the_join_are_limited() {
+    let master = format!("{}A1", "1+".repeat(400));
+    let mut rows = format!(
+        r#"<row r="1"><c r="B1"><f t="shared" si="0" ref="B1:B3000">{master}</f><v>1</v></c></row>"#
+    );
+    for r in 2..=3000 {
+        rows.push_str(&format!(
+            r#"<row r="{r}"><c r="B{r}"><f t="shared" si="0"/><v>1</v></c></row>"#
+        ));
+    }
+    let bytes = minimal(&format!(
+        "<worksheet><sheetData>{rows}</sheetData></worksheet>"
+    ));
+    for max in [100_000u64, 1 << 20, 1 << 30] {
+        let limits = ream_sheet::Limits {
+            max_formula_bytes: max,
+            ..ream_sheet::Limits::default()
+        };
+        let read =
+            |opts: OpenOptions| match Workbook::from_bytes(bytes.clone(), &opts.limits(limits)) {
+                Ok(wb) => Ok(dump(&wb)),
+                Err(e) => Err(format!(
+                    "{:?} {} {:?} {:?}",
+                    e.kind(),
+                    e.message(),
+                    e.cell(),
+                    e.offset()
+                )),
+            };
+        let serial = read(OpenOptions::new().parallel(false));
+        assert_eq!(serial.is_ok(), max > 1 << 20, "max {max}: {serial:?}");
+        let chunked = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+        assert_eq!(read(chunked), serial, "max {max}");
+    }
+}
