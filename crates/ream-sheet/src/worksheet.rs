@@ -86,6 +86,10 @@ pub(crate) struct ChunkOut {
     pub warning: Option<Error>,
 }
 
+/// Most bytes a block parse reads on past the last good row end to see
+/// whether a malformed error came from where the block was cut.
+const RETRY_WINDOW: usize = 64 << 20;
+
 /// Largest shared-formula index accepted (`si`); masters are kept in a
 /// vector indexed by it.
 const MAX_SHARED_SI: usize = 1 << 20;
@@ -563,10 +567,13 @@ impl<'a> SheetParser<'a> {
         self.checkpoint = self.take_checkpoint(0);
         let slice = buf.get(..limit).unwrap_or_default();
         match self.data_rows(slice, limit) {
-            Err(e) if e.truncated && !eof => {
+            Err(e) if !eof && (e.truncated || self.may_be_the_cut(&e, buf.len())) => {
                 // The cut fell inside a comment or CDATA that merely
-                // contained `</row>`: roll back to the last real row end and
-                // wait for more bytes.
+                // contained `</row>`, or inside broken markup holding one
+                // (where the whole-part parse reads on leniently): roll back
+                // to the last real row end and wait for more bytes; the cut
+                // then moves past it, and at the end of the part the rest is
+                // parsed whole, as the whole-part parse does.
                 let cp = self.checkpoint;
                 self.rollback(cp);
                 if cp.pos == 0 {
@@ -576,6 +583,15 @@ impl<'a> SheetParser<'a> {
             }
             other => other,
         }
+    }
+
+    /// A malformed error may come from a cut inside broken markup: worth
+    /// reading on for while less than [`RETRY_WINDOW`] bytes wait past the
+    /// last good row end (beyond that the error is reported as it is, so
+    /// memory stays bounded on a broken part).
+    fn may_be_the_cut(&self, e: &Error, buffered: usize) -> bool {
+        e.kind() == crate::ErrorKind::Malformed
+            && buffered.saturating_sub(self.checkpoint.pos) < RETRY_WINDOW
     }
 
     fn take_checkpoint(&self, pos: usize) -> Checkpoint {

@@ -20,7 +20,12 @@ fn outcome(bytes: &[u8], opts: &OpenOptions) -> Result<Vec<String>, String> {
 
 /// The first sheet's rows streamed from a phase-A-only open.
 fn streamed(bytes: &[u8]) -> Result<Vec<String>, String> {
-    let opts = OpenOptions::new().load_cells(false);
+    streamed_in_blocks(bytes, 64 << 10)
+}
+
+/// [`streamed`] with the first block of `block` bytes.
+fn streamed_in_blocks(bytes: &[u8], block: usize) -> Result<Vec<String>, String> {
+    let opts = OpenOptions::new().load_cells(false).stream_block(block);
     let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let mut rows = wb.rows(0).map_err(|e| e.to_string())?;
@@ -76,6 +81,22 @@ fn chunked_open_agrees_with_serial_on_a_row_end_inside_a_tag() {
     assert_eq!(xml.len(), 4096);
     let (serial, chunked) = serial_and_chunked(&xml);
     assert_eq!(serial, chunked);
+    stream_agrees_in_every_block(&xml, &serial);
+}
+
+/// The row stream cut into blocks of every first size gives `want`: a cut
+/// at a `</row>` inside broken markup made a block fail where the
+/// whole-part parse reads on; the stream now reads on too (up to 64 MiB
+/// past the last good row) before it believes the error.
+fn stream_agrees_in_every_block(sheet_xml: &[u8], want: &Result<Vec<String>, String>) {
+    let zip = package(sheet_xml);
+    for block in (1..=64).chain([100, 500, 1000, 2000, 4000]) {
+        assert_eq!(
+            &streamed_in_blocks(&zip, block),
+            want,
+            "first block {block}"
+        );
+    }
 }
 
 /// xlsx_open, long run: `<row ... </row>` (the row start tag swallowing a
@@ -107,6 +128,7 @@ fn chunked_open_agrees_with_serial_on_a_row_end_inside_a_row_tag() {
     assert_eq!(serial, Ok(vec!["0:0=Number(1.0) None".to_string()]));
     assert_eq!(serial, chunked);
     assert_eq!(serial, streamed(&package(&xml)));
+    stream_agrees_in_every_block(&xml, &serial);
 }
 
 /// worksheet_scan, long run: a part starting with a UTF-16 byte order mark
