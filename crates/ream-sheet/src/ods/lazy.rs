@@ -44,6 +44,8 @@ pub(crate) struct Layout {
     pub tables: u64,
     /// Per sheet, the offset of its start tag in `content.xml`.
     pub starts: Vec<u64>,
+    /// Inflate on a helper thread (several threads allowed at open).
+    pub piped: bool,
     /// The window the last streamed sheet left (see `stream.rs`).
     pub(super) cache: Mutex<Option<Window>>,
 }
@@ -233,8 +235,9 @@ pub(super) fn open(
             .in_part(PART)
     })?;
     let max_depth = opts.limits.max_xml_depth;
+    let piped = opts.effective_threads(usize::MAX) > 1;
     let (lister, hidden_styles, inflated) = {
-        let mut w = Window::new(&archive, &entry, opts.stream_block)?;
+        let mut w = Window::new(&archive, &entry, opts.stream_block, piped)?;
         w.advance(0)?;
         let prelude = loop {
             match read_prelude(w.data(), max_depth) {
@@ -318,6 +321,7 @@ pub(super) fn open(
         depth: lister.depth,
         archive,
         entry,
+        piped,
         cache: Mutex::new(None),
     };
     Ok(workbook(sheets, names, stats, warnings, opts, Some(layout)))

@@ -48,6 +48,7 @@
 
 mod cell;
 mod chunks;
+mod inflow;
 mod lazy;
 mod names;
 mod progressive;

@@ -72,7 +72,7 @@ impl<'w> OdsRows<'w> {
         let cached = layout.take_window().filter(|w| w.base <= start);
         let mut window = match cached {
             Some(w) => w,
-            None => Window::new(&layout.archive, &layout.entry, first_block)?,
+            None => Window::new(&layout.archive, &layout.entry, first_block, layout.piped)?,
         };
         window
             .seek(start)

@@ -6,14 +6,15 @@
 //! Blocks start at `first_block` (64 KiB by default,
 //! [`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
 //! double up to 4 MiB, so a request for the first rows of the first sheet
-//! inflates little. A UTF-16 part (legal,
+//! inflates little. With several threads allowed the bytes are inflated
+//! ahead on a helper thread ([`Inflow`]). A UTF-16 part (legal,
 //! rare; the scanners read UTF-8) is read whole and transcoded on the
 //! first fill, as the loaded open does: memory is then the part's size.
 
 use super::PART;
+use super::inflow::Inflow;
 use crate::error::{Error, Result};
-use ream_zip::{Archive, Entry, EntryReader};
-use std::io::Read;
+use ream_zip::{Archive, Entry};
 
 /// Largest block size.
 const MAX_BLOCK: usize = 4 << 20;
@@ -22,7 +23,7 @@ const MAX_BLOCK: usize = 4 << 20;
 /// Holds a shared handle on the file's bytes, not a borrow, so a window
 /// can be kept between reads (`stream.rs` caches one).
 pub(super) struct Window {
-    reader: EntryReader<'static>,
+    inflow: Inflow,
     buf: Vec<u8>,
     filled: usize,
     /// Offset in `content.xml` of `buf[0]`.
@@ -34,13 +35,19 @@ pub(super) struct Window {
 }
 
 impl Window {
-    /// A window before the first byte (call [`advance`](Self::advance)).
-    pub fn new(archive: &Archive, entry: &Entry, first_block: usize) -> Result<Window> {
+    /// A window before the first byte (call [`advance`](Self::advance));
+    /// `piped`: inflate on a helper thread.
+    pub fn new(
+        archive: &Archive,
+        entry: &Entry,
+        first_block: usize,
+        piped: bool,
+    ) -> Result<Window> {
         let reader = archive
             .stream_shared(entry)
             .map_err(|e| Error::from(e).in_part(PART))?;
         Ok(Window {
-            reader,
+            inflow: Inflow::new(reader, piped, first_block),
             buf: Vec::new(),
             filled: 0,
             base: 0,
@@ -65,27 +72,12 @@ impl Window {
         if self.eof {
             return Ok(());
         }
-        let want = self.filled + self.block;
-        if self.buf.len() < want {
-            self.buf.resize(want, 0);
+        if !self
+            .inflow
+            .read_more(&mut self.buf, &mut self.filled, self.block)?
+        {
+            self.eof = true;
         }
-        // Fill the whole block (a read may return less), so that each
-        // advance makes the window one block longer.
-        while self.filled < want {
-            let Some(room) = self.buf.get_mut(self.filled..want) else {
-                break;
-            };
-            let n = self
-                .reader
-                .read(room)
-                .map_err(|e| Error::from(ream_zip::Error::from_io(e)).in_part(PART))?;
-            if n == 0 {
-                self.eof = true;
-                break;
-            }
-            self.filled += n;
-        }
-        self.reader.release_consumed();
         self.block = (self.block * 2).min(MAX_BLOCK);
         if !self.checked {
             self.checked = true;
@@ -97,10 +89,11 @@ impl Window {
     }
 
     fn read_whole_utf16(&mut self) -> Result<()> {
+        while self
+            .inflow
+            .read_more(&mut self.buf, &mut self.filled, MAX_BLOCK)?
+        {}
         self.buf.truncate(self.filled);
-        self.reader
-            .read_to_end(&mut self.buf)
-            .map_err(|e| Error::from(ream_zip::Error::from_io(e)).in_part(PART))?;
         crate::encoding::ensure_utf8(&mut self.buf).map_err(|e| e.in_part(PART))?;
         self.filled = self.buf.len();
         self.eof = true;

@@ -67,8 +67,14 @@ fn loaded(bytes: &[u8]) -> Result<Seen, String> {
     Ok((sheets, names, rows))
 }
 
-fn streamed(bytes: &[u8], block: usize) -> Result<Seen, String> {
-    let opts = OpenOptions::new().load_cells(false).stream_block(block);
+/// The lazy open and streamed rows; `piped`: inflated on a helper thread
+/// (two threads allowed), else on the caller's.
+fn streamed_with(bytes: &[u8], block: usize, piped: bool) -> Result<Seen, String> {
+    let threads = if piped { 2 } else { 1 };
+    let opts = OpenOptions::new()
+        .load_cells(false)
+        .stream_block(block)
+        .threads(threads);
     let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| error_text(&e))?;
     assert!(
         wb.sheets()
@@ -80,6 +86,10 @@ fn streamed(bytes: &[u8], block: usize) -> Result<Seen, String> {
         .map(|i| streamed_rows(&wb, i, RowOptions::default()).map_err(|e| error_text(&e)))
         .collect();
     Ok((sheets, names, rows))
+}
+
+fn streamed(bytes: &[u8], block: usize) -> Result<Seen, String> {
+    streamed_with(bytes, block, true)
 }
 
 const HIDDEN_STYLE: &str = r#"<style:style style:name="ta2" style:family="table"><style:table-properties table:display="false"/></style:style>"#;
@@ -165,7 +175,10 @@ fn streamed_equals_loaded_for_every_first_block() {
     assert_eq!(sheets.len(), 4, "{sheets:?}");
     assert!(rows.iter().all(|r| r.is_ok()));
     for block in (1..=300).chain([512, 1000, 4096, 65536]) {
-        assert_eq!(streamed(&bytes, block), want, "first block {block}");
+        for piped in [false, true] {
+            let got = streamed_with(&bytes, block, piped);
+            assert_eq!(got, want, "first block {block}, piped {piped}");
+        }
     }
 }
 
@@ -378,5 +391,37 @@ fn sheets_streamed_in_any_order_agree() {
             .cloned()
             .collect();
         assert_eq!(got, expect, "sheet {sheet}, n_rows {n:?}");
+    }
+}
+
+/// A damaged `content.xml` (declared size too short or too long, bad CRC)
+/// fails the lazy open with the loaded open's error, inflated on the
+/// caller's thread or on the helper thread.
+#[test]
+fn damaged_part_fails_the_lazy_open_like_the_loaded_one() {
+    use crate::zipkit::{Entry, Zip};
+    let xml = many_tables(30);
+    let len = xml.len() as u64;
+    let damaged = |edit: &dyn Fn(&mut Entry)| {
+        let mut mime = Entry::new("mimetype", "application/vnd.oasis.opendocument.spreadsheet");
+        mime.stored = true;
+        let mut content = Entry::new("content.xml", xml.as_str());
+        edit(&mut content);
+        Zip { entries: vec![] }.push(mime).push(content).build()
+    };
+    type Edit<'a> = &'a dyn Fn(&mut Entry);
+    let cases: [(&str, Edit<'_>); 3] = [
+        ("short", &|e| e.size = Some(len - 100)),
+        ("long", &|e| e.size = Some(len + 100)),
+        ("crc", &|e| e.crc = Some(0x1234_5678)),
+    ];
+    for (what, edit) in cases {
+        let bytes = damaged(edit);
+        let serial =
+            Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap_err();
+        for piped in [false, true] {
+            let e = streamed_with(&bytes, 4096, piped).unwrap_err();
+            assert_eq!(e, error_text(&serial), "{what}, piped {piped}");
+        }
     }
 }
