@@ -27,8 +27,11 @@
 //!   these configurations (`--engines`, comma-separated, default `all`):
 //!   - `ream` = `ream-1t` + `ream-nt`: `Workbook::open` on 1 thread / all
 //!     threads, then every cell visited (rows `ream 1t`, `ream Nt`);
-//!   - `ream-stream`: `load_cells(false)` open, then `Workbook::rows` of
-//!     every sheet (row `ream stream`, constant memory);
+//!   - `ream-stream` = `ream-stream-1t` + `ream-stream-nt`:
+//!     `load_cells(false)` open on 1 thread / all threads, then
+//!     `Workbook::rows` of every sheet (rows `ream stream 1t`, `ream stream
+//!     Nt`; constant memory; with all threads a big part is inflated on a
+//!     helper thread while the caller parses);
 //!   - `calamine` = `calamine-1t` + `calamine-nt`: `worksheet_range` of
 //!     every sheet, one reader, or one reader per thread with sheets dealt
 //!     round-robin (rows `calamine range 1t`, `calamine range Nt`);
@@ -144,7 +147,8 @@ enum Cmd {
         #[arg(long)]
         quick: bool,
         /// Configurations (comma-separated): ream (= ream-1t,ream-nt),
-        /// ream-stream, calamine (= calamine-1t,calamine-nt),
+        /// ream-stream (= ream-stream-1t,ream-stream-nt), calamine (=
+        /// calamine-1t,calamine-nt),
         /// calamine-cells, all.
         #[arg(long, default_value = "all")]
         engines: String,
@@ -197,6 +201,7 @@ fn parse_engines(list: &str) -> Result<Vec<(measure::Engine, usize)>> {
                 (Ream, 1),
                 (Ream, 0),
                 (ReamStream, 1),
+                (ReamStream, 0),
                 (Calamine, 1),
                 (Calamine, 0),
                 (CalamineCells, 1),
@@ -204,14 +209,17 @@ fn parse_engines(list: &str) -> Result<Vec<(measure::Engine, usize)>> {
             "ream" => &[(Ream, 1), (Ream, 0)],
             "ream-1t" => &[(Ream, 1)],
             "ream-nt" => &[(Ream, 0)],
-            "ream-stream" => &[(ReamStream, 1)],
+            "ream-stream" => &[(ReamStream, 1), (ReamStream, 0)],
+            "ream-stream-1t" => &[(ReamStream, 1)],
+            "ream-stream-nt" => &[(ReamStream, 0)],
             "calamine" | "calamine-range" => &[(Calamine, 1), (Calamine, 0)],
             "calamine-1t" => &[(Calamine, 1)],
             "calamine-nt" => &[(Calamine, 0)],
             "calamine-cells" => &[(CalamineCells, 1)],
             other => bail!(
                 "unknown engine {other:?} (all, ream, ream-1t, ream-nt, ream-stream, \
-                 calamine, calamine-1t, calamine-nt, calamine-cells)"
+                 ream-stream-1t, ream-stream-nt, calamine, calamine-1t, calamine-nt, \
+                 calamine-cells)"
             ),
         };
         for c in add {
@@ -228,8 +236,8 @@ fn parse_engines(list: &str) -> Result<Vec<(measure::Engine, usize)>> {
         let r = match e {
             Ream => 0,
             ReamStream => 2,
-            Calamine => 3,
-            CalamineCells => 5,
+            Calamine => 4,
+            CalamineCells => 6,
         };
         r + usize::from(*t == 0)
     };
@@ -302,13 +310,14 @@ mod tests {
                 (Ream, 1),
                 (Ream, 0),
                 (ReamStream, 1),
+                (ReamStream, 0),
                 (Calamine, 1),
                 (Calamine, 0),
                 (CalamineCells, 1)
             ]
         );
         assert_eq!(
-            parse_engines("calamine-cells, ream-stream,ream-1t,ream").unwrap(),
+            parse_engines("calamine-cells, ream-stream-1t,ream-1t,ream").unwrap(),
             [(Ream, 1), (Ream, 0), (ReamStream, 1), (CalamineCells, 1)]
         );
         assert!(parse_engines("nope").is_err());

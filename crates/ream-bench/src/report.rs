@@ -83,12 +83,12 @@ pub fn median(xs: &[f64]) -> Option<f64> {
 }
 
 impl Row {
-    /// Short label: `ream 1t`, `ream 8t`, `ream stream`, `calamine range
-    /// 1t`, `calamine range 8t`, `calamine cells`.
+    /// Short label: `ream 1t`, `ream 8t`, `ream stream 1t`, `ream stream
+    /// 8t`, `calamine range 1t`, `calamine range 8t`, `calamine cells`.
     pub fn label(&self) -> String {
         match self.engine {
             Engine::Ream => format!("ream {}t", self.resolved_threads),
-            Engine::ReamStream => "ream stream".to_owned(),
+            Engine::ReamStream => format!("ream stream {}t", self.resolved_threads),
             Engine::Calamine => format!("calamine range {}t", self.resolved_threads),
             Engine::CalamineCells => "calamine cells".to_owned(),
         }
@@ -211,8 +211,11 @@ pub struct Ratios {
     pub cal1_over_reamn: Option<f64>,
     /// calamine range N threads / ream all threads.
     pub caln_over_reamn: Option<f64>,
-    /// calamine cells reader / ream streaming rows.
+    /// calamine cells reader / ream streaming rows on 1 thread.
     pub cells_over_stream: Option<f64>,
+    /// calamine cells reader / ream streaming rows opened with all threads
+    /// (inflate on a helper thread).
+    pub cells_over_stream_n: Option<f64>,
 }
 
 /// The row of (`dataset`, `engine`, one thread or all).
@@ -236,6 +239,10 @@ pub fn ratios(rows: &[Row], dataset: &str) -> Ratios {
         cells_over_stream: div(
             wall(Engine::CalamineCells, true),
             wall(Engine::ReamStream, true),
+        ),
+        cells_over_stream_n: div(
+            wall(Engine::CalamineCells, true),
+            wall(Engine::ReamStream, false),
         ),
     }
 }
@@ -294,23 +301,28 @@ pub fn checks(rows: &[Row], datasets: &[String], n: usize) -> Vec<Check> {
                     Some(8.0),
                     None,
                 );
-                let heap = find(rows, ds, Engine::ReamStream, true)
-                    .and_then(Row::max_heap)
-                    .map(|b| b as f64 / (1u64 << 20) as f64);
-                push(
-                    ds,
-                    "ream stream peak heap MiB".to_owned(),
-                    heap,
-                    None,
-                    Some(16.0),
-                );
-                push(
-                    ds,
-                    "calamine cells / ream stream".to_owned(),
-                    x.cells_over_stream,
-                    Some(4.0),
-                    None,
-                );
+                for (one, t, ratio) in [
+                    (true, 1, x.cells_over_stream),
+                    (false, n, x.cells_over_stream_n),
+                ] {
+                    let heap = find(rows, ds, Engine::ReamStream, one)
+                        .and_then(Row::max_heap)
+                        .map(|b| b as f64 / (1u64 << 20) as f64);
+                    push(
+                        ds,
+                        format!("ream stream {t}t peak heap MiB"),
+                        heap,
+                        None,
+                        Some(16.0),
+                    );
+                    push(
+                        ds,
+                        format!("calamine cells / ream stream {t}t"),
+                        ratio,
+                        Some(4.0),
+                        None,
+                    );
+                }
             }
             "mixed" => {
                 push(
@@ -445,15 +457,17 @@ pub fn markdown(rows: &[Row], datasets: &[String], n: usize) -> String {
     let h_ream1n = format!("ream 1t / ream {n}t");
     let h_cal1n = format!("calamine range 1t / ream {n}t");
     let h_calnn = format!("calamine range {n}t / ream {n}t");
+    let h_cellsn = format!("calamine cells / ream stream {n}t");
     let rh = [
         "dataset",
         "calamine range 1t / ream 1t",
         h_ream1n.as_str(),
         h_cal1n.as_str(),
         h_calnn.as_str(),
-        "calamine cells / ream stream",
+        "calamine cells / ream stream 1t",
+        h_cellsn.as_str(),
     ];
-    let rr = [false, true, true, true, true, true];
+    let rr = [false, true, true, true, true, true, true];
     let rb: Vec<Vec<String>> = datasets
         .iter()
         .map(|d| {
@@ -466,6 +480,7 @@ pub fn markdown(rows: &[Row], datasets: &[String], n: usize) -> String {
                 f(x.cal1_over_reamn),
                 f(x.caln_over_reamn),
                 f(x.cells_over_stream),
+                f(x.cells_over_stream_n),
             ]
         })
         .collect();
@@ -500,6 +515,7 @@ pub fn to_json(rows: &[Row], datasets: &[String], n: usize, meta: Value) -> Valu
                 "calamine_1t_over_ream_nt": x.cal1_over_reamn,
                 "calamine_nt_over_ream_nt": x.caln_over_reamn,
                 "calamine_cells_over_ream_stream": x.cells_over_stream,
+                "calamine_cells_over_ream_stream_nt": x.cells_over_stream_n,
             })
         })
         .collect();
@@ -564,6 +580,7 @@ mod tests {
             row("giant", Engine::Ream, 1, 4.0, mib),
             row("giant", Engine::Ream, 0, 2.0, mib),
             row("giant", Engine::ReamStream, 1, 3.0, 20 * mib),
+            row("giant", Engine::ReamStream, 0, 2.5, 10 * mib),
             row("giant", Engine::Calamine, 1, 20.0, mib),
             row("giant", Engine::Calamine, 0, 19.0, mib),
             row("giant", Engine::CalamineCells, 1, 15.0, mib),
@@ -572,11 +589,12 @@ mod tests {
         ];
         let labels: Vec<String> = rows.iter().map(Row::label).collect();
         assert_eq!(
-            labels.get(..6).unwrap(),
+            labels.get(..7).unwrap(),
             [
                 "ream 1t",
                 "ream 2t",
-                "ream stream",
+                "ream stream 1t",
+                "ream stream 2t",
                 "calamine range 1t",
                 "calamine range 2t",
                 "calamine cells"
@@ -587,6 +605,7 @@ mod tests {
         assert_eq!(r.cal1_over_ream1, Some(5.0));
         assert_eq!(r.cal1_over_reamn, Some(10.0));
         assert_eq!(r.cells_over_stream, Some(5.0));
+        assert_eq!(r.cells_over_stream_n, Some(6.0));
         let ds = vec!["giant".to_owned(), "mixed".to_owned()];
         let cs = checks(&rows, &ds, 2);
         let verdicts: Vec<(String, bool)> = cs.iter().map(|c| (c.what.clone(), c.pass)).collect();
@@ -595,15 +614,17 @@ mod tests {
             [
                 ("ream 1t / ream 2t".to_owned(), true),
                 ("calamine range 1t / ream 2t".to_owned(), true),
-                ("ream stream peak heap MiB".to_owned(), false),
-                ("calamine cells / ream stream".to_owned(), true),
+                ("ream stream 1t peak heap MiB".to_owned(), false),
+                ("calamine cells / ream stream 1t".to_owned(), true),
+                ("ream stream 2t peak heap MiB".to_owned(), true),
+                ("calamine cells / ream stream 2t".to_owned(), true),
                 ("ream 1t / ream 2t".to_owned(), false),
             ]
         );
         let md = markdown(&rows, &ds, 2);
-        assert!(md.contains("| giant   | ream stream "));
-        assert!(md.contains("- giant: ream stream peak heap MiB = 20.00 (target <= 16) FAIL"));
+        assert!(md.contains("| giant   | ream stream 1t "));
+        assert!(md.contains("- giant: ream stream 1t peak heap MiB = 20.00 (target <= 16) FAIL"));
         let j = to_json(&rows, &ds, 2, Value::Null);
-        assert_eq!(j["checks"].as_array().map(Vec::len), Some(5));
+        assert_eq!(j["checks"].as_array().map(Vec::len), Some(7));
     }
 }

@@ -25,6 +25,7 @@ mod encoding;
 mod error;
 mod escapes;
 mod formula;
+mod inflow;
 mod model;
 mod ods;
 mod open;

@@ -255,6 +255,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         warnings: phase_c.warnings,
         limits: opts.limits,
         stream_block: opts.stream_block.max(1),
+        stream_piped: opts.effective_threads(usize::MAX) > 1,
         package: Some(Arc::new(pkg)),
         ods: None,
     })

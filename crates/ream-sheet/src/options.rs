@@ -66,7 +66,12 @@ pub struct OpenOptions {
     /// First block of a streaming read ([`Workbook::rows`](crate::Workbook::rows)),
     /// in bytes of XML. Default 64 KiB; each next block is twice as big,
     /// up to 4 MiB, so a request for a few rows inflates little while a
-    /// full read works in big blocks. Results never depend on it.
+    /// full read works in big blocks. Results never depend on it. When
+    /// more than one thread is allowed (`threads` 0 on a multi-core
+    /// machine, or 2 and up, with `parallel`), a streamed XLSX worksheet
+    /// of 1 MiB and more, and an ODS `content.xml`, is inflated ahead on
+    /// one helper thread while the caller parses (blocks of at most 1 MiB,
+    /// two in flight).
     pub stream_block: usize,
 }
 

@@ -10,21 +10,30 @@
 //! double, so a request for the first few rows (`n_rows`) stops after
 //! inflating very little.
 //!
+//! When the open allowed more than one thread, a part of at least
+//! [`PIPE_MIN`] (declared size) is inflated ahead on a helper thread while
+//! this one parses ([`Inflow`]): memory stays constant (two or three
+//! blocks of at most 1 MiB in flight) and the stream costs about the larger
+//! of inflate and parse instead of their sum.
+//!
 //! Rows come in file order; a row that a writer placed out of order within
 //! one block is sorted into place, across blocks it is yielded where found.
 
 use crate::error::{Error, Result};
+use crate::inflow::Inflow;
 use crate::model::{Cell, CellError, ExcelDateTime, Value};
 use crate::open::Package;
 use crate::store::{CellStore, RawCell};
 use crate::workbook::Workbook;
 use crate::worksheet::{SheetCtx, SheetParser};
-use ream_zip::{Entry, EntryReader};
-use std::io::Read;
 use std::sync::Arc;
 
 /// Largest block size.
 const MAX_BLOCK: usize = 4 << 20;
+
+/// Smallest declared part size inflated on a helper thread: below it the
+/// thread start (tens of microseconds) is not won back.
+const PIPE_MIN: u64 = 1 << 20;
 
 /// Which rows a [`RowReader`] yields: rows whose 0-based index is in
 /// `skip_rows .. skip_rows + n_rows`. Defaults: from row 0, no end.
@@ -140,9 +149,7 @@ enum Source<'w> {
 }
 
 struct Streamed<'w> {
-    pkg: &'w Package,
-    entry: Entry,
-    reader: EntryReader<'w>,
+    inflow: Inflow,
     parser: SheetParser<'w>,
     buf: Vec<u8>,
     filled: usize,
@@ -191,8 +198,10 @@ impl Workbook {
                 })?;
                 let reader = pkg
                     .archive
-                    .stream(&entry)
+                    .stream_shared(&entry)
                     .map_err(|e| Error::from(e).in_part(sheet.part()).in_sheet(sheet.name()))?;
+                let piped = self.stream_piped && entry.uncompressed_size >= PIPE_MIN;
+                let block = self.stream_block.clamp(1, MAX_BLOCK);
                 let ctx = SheetCtx {
                     sst_len: pkg.sst.len(),
                     styles: &pkg.styles,
@@ -202,13 +211,11 @@ impl Workbook {
                 let mut parser = SheetParser::new(ctx);
                 parser.set_shared_strings(Arc::clone(&pkg.sst));
                 Source::Stream(Box::new(Streamed {
-                    pkg,
-                    entry,
-                    reader,
+                    inflow: Inflow::new(reader, piped, block),
                     parser,
                     buf: Vec::new(),
                     filled: 0,
-                    block: self.stream_block.clamp(1, MAX_BLOCK),
+                    block,
                     eof: false,
                     checked: false,
                     part: sheet.part().to_string(),
@@ -246,10 +253,7 @@ impl Streamed<'_> {
     /// its end and transcoded whole, as a loaded open does, then parsed as
     /// one last block: memory is the part's size for such sheets.
     fn read_whole_utf16(&mut self) -> Result<()> {
-        self.buf.truncate(self.filled);
-        self.reader
-            .read_to_end(&mut self.buf)
-            .map_err(|e| Error::from(ream_zip::Error::from_io(e)))?;
+        self.inflow.read_rest(&mut self.buf, &mut self.filled)?;
         crate::encoding::ensure_utf8(&mut self.buf)?;
         self.filled = self.buf.len();
         self.eof = true;
@@ -265,16 +269,13 @@ impl Streamed<'_> {
             if self.eof {
                 return Ok(false);
             }
-            if self.buf.len() < self.filled + self.block {
-                self.buf.resize(self.filled + self.block, 0);
+            match self
+                .inflow
+                .read_more(&mut self.buf, &mut self.filled, self.block)
+            {
+                Ok(more) => self.eof = !more,
+                Err(e) => return Err(name(e, self)),
             }
-            let n = match self.buf.get_mut(self.filled..).map(|b| self.reader.read(b)) {
-                Some(Ok(n)) => n,
-                Some(Err(e)) => return Err(name(ream_zip::Error::from_io(e).into(), self)),
-                None => 0,
-            };
-            self.filled += n;
-            self.eof = n == 0;
             if !self.checked {
                 self.checked = true;
                 if crate::encoding::is_utf16(self.buf.get(..self.filled).unwrap_or_default()) {
@@ -288,9 +289,6 @@ impl Streamed<'_> {
                 Ok(u) => u,
                 Err(e) => return Err(name(e, self)),
             };
-            self.pkg
-                .archive
-                .release(&self.entry, self.reader.consumed());
             self.buf.copy_within(used..self.filled, 0);
             self.filled -= used;
             self.block = (self.block * 2).min(MAX_BLOCK);

@@ -200,6 +200,9 @@ pub struct Workbook {
     pub(crate) limits: crate::options::Limits,
     /// First block size of streaming reads ([`OpenOptions::stream_block`]).
     pub(crate) stream_block: usize,
+    /// Streaming reads of big parts may inflate on a helper thread (the
+    /// open allowed more than one thread).
+    pub(crate) stream_piped: bool,
     /// The XLSX package, kept for streaming rows (`None` for ODS).
     pub(crate) package: Option<std::sync::Arc<crate::open::Package>>,
     /// An ODS package opened without cells, kept for streaming rows.

@@ -48,7 +48,6 @@
 
 mod cell;
 mod chunks;
-mod inflow;
 mod lazy;
 mod names;
 mod progressive;
@@ -295,6 +294,7 @@ fn workbook(
         warnings,
         limits: opts.limits,
         stream_block: opts.stream_block.max(1),
+        stream_piped: opts.effective_threads(usize::MAX) > 1,
         package: None,
         ods: layout.map(Box::new),
     }

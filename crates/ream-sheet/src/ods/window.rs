@@ -12,8 +12,8 @@
 //! first fill, as the loaded open does: memory is then the part's size.
 
 use super::PART;
-use super::inflow::Inflow;
 use crate::error::{Error, Result};
+use crate::inflow::Inflow;
 use ream_zip::{Archive, Entry};
 
 /// Largest block size.
@@ -74,7 +74,8 @@ impl Window {
         }
         if !self
             .inflow
-            .read_more(&mut self.buf, &mut self.filled, self.block)?
+            .read_more(&mut self.buf, &mut self.filled, self.block)
+            .map_err(|e| e.in_part(PART))?
         {
             self.eof = true;
         }
@@ -89,11 +90,9 @@ impl Window {
     }
 
     fn read_whole_utf16(&mut self) -> Result<()> {
-        while self
-            .inflow
-            .read_more(&mut self.buf, &mut self.filled, MAX_BLOCK)?
-        {}
-        self.buf.truncate(self.filled);
+        self.inflow
+            .read_rest(&mut self.buf, &mut self.filled)
+            .map_err(|e| e.in_part(PART))?;
         crate::encoding::ensure_utf8(&mut self.buf).map_err(|e| e.in_part(PART))?;
         self.filled = self.buf.len();
         self.eof = true;

@@ -156,3 +156,105 @@ fn streaming_equals_loaded_for_every_first_block() {
         }
     }
 }
+
+/// Rows of sheet 0 streamed from a lazy open with `threads` (2 allows the
+/// helper-thread inflate for parts of 1 MiB and more) and first block
+/// `block`, or the first error as "kind message sheet cell".
+fn streamed_on(
+    bytes: &[u8],
+    threads: usize,
+    block: usize,
+) -> Result<Vec<(u32, Vec<OwnedCell>)>, String> {
+    let opts = OpenOptions::new()
+        .load_cells(false)
+        .threads(threads)
+        .stream_block(block);
+    let text = |e: ream_sheet::Error| {
+        format!(
+            "{:?} {} {:?} {:?}",
+            e.kind(),
+            e.message(),
+            e.sheet(),
+            e.cell()
+        )
+    };
+    let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(text)?;
+    let mut out = Vec::new();
+    for r in wb.rows(0).map_err(text)? {
+        let r = r.map_err(text)?;
+        out.push((r.index, r.cells));
+    }
+    Ok(out)
+}
+
+/// A part over 1 MiB streams the same rows whether it is inflated on the
+/// caller's thread or ahead on a helper thread, for small and large first
+/// blocks.
+#[test]
+fn helper_thread_inflate_gives_the_same_rows() {
+    let bytes = big_workbook(30_000);
+    let wb = Workbook::from_bytes(bytes.clone(), &OpenOptions::new().threads(1)).unwrap();
+    let want = loaded_rows(&wb, 0);
+    for block in [1, 777, 64 << 10, 4 << 20] {
+        for threads in [1, 2] {
+            assert_eq!(
+                streamed_on(&bytes, threads, block).unwrap(),
+                want,
+                "threads {threads}, block {block}"
+            );
+        }
+    }
+}
+
+/// A bad cell, a damaged deflate stream, a wrong declared size or CRC:
+/// the same error whether the part is inflated on the caller's thread or
+/// on the helper thread, and the loaded open refuses the part too.
+#[test]
+fn helper_thread_inflate_gives_the_same_errors() {
+    use crate::zipkit::{SHEET, Zip, deflate};
+    let mut xml = String::from("<worksheet><sheetData>");
+    for r in 1..=40_000 {
+        xml.push_str(&format!(
+            "<row r=\"{r}\"><c r=\"A{r}\"><v>{r}</v></c></row>"
+        ));
+    }
+    let good_end = "</sheetData></worksheet>";
+    let bad_cell = format!("{xml}<row r=\"40001\"><c r=\"B40001\"><v>oops</v></c></row>{good_end}");
+    xml.push_str(good_end);
+    assert!(xml.len() > 1 << 20);
+    let len = xml.len() as u64;
+    let mut broken_stream = deflate(xml.as_bytes());
+    let mid = broken_stream.len() / 2;
+    broken_stream.truncate(mid);
+    type Edit = Box<dyn Fn(&mut crate::zipkit::Entry)>;
+    let cases: Vec<(&str, String, Edit)> = vec![
+        ("bad cell", bad_cell, Box::new(|_| {})),
+        (
+            "short",
+            xml.clone(),
+            Box::new(move |e| e.size = Some(len - 100)),
+        ),
+        (
+            "long",
+            xml.clone(),
+            Box::new(move |e| e.size = Some(len + 100)),
+        ),
+        ("crc", xml.clone(), Box::new(|e| e.crc = Some(0x1234_5678))),
+        (
+            "truncated stream",
+            xml.clone(),
+            Box::new(move |e| e.raw = Some(broken_stream.clone())),
+        ),
+    ];
+    for (what, sheet, edit) in cases {
+        let bytes = Zip::minimal(&sheet, None).with(SHEET, |e| edit(e)).build();
+        assert!(
+            Workbook::from_bytes(bytes.clone(), &OpenOptions::new().threads(1)).is_err(),
+            "{what}: the loaded open accepted it"
+        );
+        let serial = streamed_on(&bytes, 1, 4096).unwrap_err();
+        let piped = streamed_on(&bytes, 2, 4096).unwrap_err();
+        assert_eq!(piped, serial, "{what}");
+        assert!(serial.contains("Sheet1"), "{what}: {serial}");
+    }
+}

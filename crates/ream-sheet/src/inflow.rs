@@ -1,15 +1,15 @@
-//! Where a [`Window`](super::window::Window) gets its bytes: inflated on
-//! the calling thread, or on a helper thread one or two blocks ahead (a
-//! two-stage pipeline: the helper inflates while the caller scans or
-//! parses, so a stream on two cores costs about the larger of the two, not
-//! their sum).
+//! Where a streaming reader gets its inflated bytes (the XLSX row stream in
+//! `rows.rs`, the ODS window in `ods/window.rs`): inflated on the calling
+//! thread, or on a helper thread one or two blocks ahead (a two-stage
+//! pipeline: the helper inflates while the caller scans or parses, so a
+//! stream on two cores costs about the larger of the two, not their sum).
+//! Errors carry no part name; the caller adds it.
 //!
 //! The helper sends filled blocks over a channel of two slots and takes
 //! spent buffers back for reuse, so at most three blocks of at most
 //! [`PIPE_BLOCK`] bytes are in flight: memory stays constant. Dropping the
 //! inflow closes the channel; the helper stops at its next send.
 
-use super::PART;
 use crate::error::{Error, Result};
 use ream_zip::EntryReader;
 use std::io::Read;
@@ -22,7 +22,7 @@ const PIPE_BLOCK: usize = 1 << 20;
 type Block = Result<Vec<u8>>;
 
 /// The source of inflated bytes.
-pub(super) enum Inflow {
+pub(crate) enum Inflow {
     /// Inflated on the caller's thread.
     Direct(Box<EntryReader<'static>>),
     /// Inflated ahead on a helper thread.
@@ -33,7 +33,7 @@ pub(super) enum Inflow {
 }
 
 fn io_error(e: std::io::Error) -> Error {
-    Error::from(ream_zip::Error::from_io(e)).in_part(PART)
+    Error::from(ream_zip::Error::from_io(e))
 }
 
 /// Fills `buf[*filled..want]` from `reader` (stopping early only at the
@@ -104,7 +104,7 @@ impl Inflow {
         let (tx, blocks) = sync_channel(2);
         let (spent, back) = sync_channel(4);
         let spawned = std::thread::Builder::new()
-            .name("ream-ods-inflate".into())
+            .name("ream-inflate".into())
             .spawn(move || pump(reader, first, tx, back));
         match spawned {
             Ok(_) => Inflow::Piped { blocks, spent },
@@ -116,8 +116,7 @@ impl Inflow {
                 let _ = tx.send(Err(Error::new(
                     crate::ErrorKind::Io,
                     format!("could not start the inflate thread: {e}"),
-                )
-                .in_part(PART)));
+                )));
                 let (spent, _) = sync_channel(1);
                 Inflow::Piped { blocks, spent }
             }
@@ -155,5 +154,13 @@ impl Inflow {
                 Ok(true)
             }
         }
+    }
+
+    /// Appends everything left to `buf[..*filled]`; for parts that must be
+    /// read whole (UTF-16).
+    pub fn read_rest(&mut self, buf: &mut Vec<u8>, filled: &mut usize) -> Result<()> {
+        while self.read_more(buf, filled, PIPE_BLOCK)? {}
+        buf.truncate(*filled);
+        Ok(())
     }
 }
