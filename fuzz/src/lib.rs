@@ -224,13 +224,21 @@ pub fn fuzz_limits() -> ream_sheet::Limits {
 }
 
 /// Options that cut any XLSX sheet of 4 KiB or more into 1 KiB chunks
-/// parsed on two threads, and read any ODS `content.xml` of 2 KiB or more
-/// overlapped (inflating while parsing 1 KiB row chunks).
+/// parsed on three threads, and read any ODS `content.xml` of 2 KiB or
+/// more overlapped (inflating while parsing 1 KiB row chunks; on one or
+/// two threads the ODS read is windowed instead).
 pub fn chunked() -> OpenOptions {
     OpenOptions::new()
-        .threads(2)
+        .threads(3)
         .chunk_bytes(1 << 10)
         .limits(fuzz_limits())
+}
+
+/// Options that read any ODS `content.xml` of 2 KiB or more over a
+/// sliding window on one thread, in blocks from 61 bytes (XLSX: a plain
+/// serial open).
+pub fn windowed() -> OpenOptions {
+    serial().chunk_bytes(1 << 10).stream_block(61)
 }
 
 /// Options for a phase-A-only open whose streamed rows are read in tiny
@@ -328,6 +336,30 @@ pub fn check_workbook(data: &[u8]) -> Result<(), String> {
     }
     if let (Ok(_), Err(e)) | (Err(e), Ok(_)) = (&whole, &split) {
         return Err(format!("serial and chunked opens disagree on success: {e}"));
+    }
+    // The windowed ODS read gives the whole-part read's cells or error.
+    let win = Workbook::from_bytes(data.to_vec(), &windowed());
+    match (&whole, &win) {
+        (Ok(_), Ok(w)) => {
+            let (a, b) = (&whole_cells, &Some(visit_workbook(w)));
+            if a != b {
+                return Err(format!(
+                    "whole and windowed reads differ:\nwhole:    {a:?}\nwindowed: {b:?}"
+                ));
+            }
+        }
+        (Err(a), Err(b)) if a.to_string() == b.to_string() => {}
+        (a, b) => {
+            let text = |r: &Result<Workbook, ream_sheet::Error>| match r {
+                Ok(_) => "ok".to_string(),
+                Err(e) => e.to_string(),
+            };
+            return Err(format!(
+                "whole and windowed reads disagree: {} / {}",
+                text(a),
+                text(b)
+            ));
+        }
     }
     let lazy = Workbook::from_bytes(data.to_vec(), &lazy());
     // An ODS listing pass and the loaded walk agree on well-formed XML

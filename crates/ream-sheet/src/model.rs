@@ -404,4 +404,7 @@ pub struct OpenStats {
     /// whose chunks did not stitch into the table, e.g. a cut inside a row
     /// group, or failed).
     pub chunk_fallbacks: u64,
+    /// ODS on one thread: `content.xml` was read over a sliding window
+    /// (one block of XML in memory) instead of inflated whole first.
+    pub windowed: bool,
 }

@@ -245,6 +245,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         inflated_bytes,
         chunks,
         chunk_fallbacks,
+        windowed: false,
     };
     Ok(Workbook {
         sheets,

@@ -235,6 +235,16 @@ impl Archive {
     pub fn inflated(&self) -> u64 {
         self.inflated.load(Ordering::Relaxed)
     }
+    /// Takes back the charge of one read of `e` (its declared size) whose
+    /// bytes were thrown away before use, so that reading the entry again
+    /// does not count it twice against [`Limits::max_total_inflated`].
+    pub fn refund(&self, e: &Entry) {
+        let _ = self
+            .inflated
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |cur| {
+                Some(cur.saturating_sub(e.uncompressed_size))
+            });
+    }
     /// Looks an entry up by name: exact match first, then ASCII
     /// case-insensitive; a leading `/` and backslashes are normalised.
     /// Hash lookups, O(1).

@@ -314,6 +314,7 @@ pub(super) fn open(
         inflated_bytes: inflated,
         chunks: 0,
         chunk_fallbacks: 0,
+        windowed: false,
     };
     let layout = Layout {
         tables: lister.starts.len() as u64,

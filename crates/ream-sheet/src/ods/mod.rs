@@ -10,11 +10,18 @@
 //!   parsed on a pool of `min(jobs, threads)` scoped threads taking jobs
 //!   (largest first) from an atomic counter, each writing its own
 //!   [`CellStore`](crate::store::CellStore); a serial loop for one job.
-//! * **A and B overlapped** — with several threads and a `content.xml` of
-//!   at least 2 x `chunk_bytes` (8 MiB), the calling thread inflates
-//!   while the others already parse the tables and row chunks that are
-//!   complete ([`progressive`]); every table is then stitched from chunks
-//!   in phase C, or parsed there serially when they do not stitch.
+//! * **A and B overlapped** — with three threads or more and a
+//!   `content.xml` of at least 2 x `chunk_bytes` (8 MiB), the calling
+//!   thread inflates while the others already parse the tables and row
+//!   chunks that are complete ([`progressive`]); every table is then
+//!   stitched from chunks in phase C, or parsed there serially when they
+//!   do not stitch.
+//! * **Windowed** — with one or two threads and such a `content.xml`, the
+//!   outline and the tables are read in one pass over a sliding window
+//!   ([`windowed`]; the second thread inflates ahead), so the XML is
+//!   never held whole; anything unusual (an error, a unit over 64 MiB)
+//!   sends the open back to the whole-part read, whose result it must
+//!   equal.
 //! * **C** — the outline walk over the top level of `office:spreadsheet`
 //!   in document order: tables become sheets (chunks stitched), nested
 //!   candidates are dropped, `table:named-expressions` become defined
@@ -57,6 +64,7 @@ mod table;
 mod text;
 mod values;
 mod window;
+mod windowed;
 mod xml;
 
 pub(crate) use lazy::Layout;
@@ -143,13 +151,20 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     let mut owned = Vec::new();
     let mut prog = None;
     let t = Instant::now();
-    if threads_all > 1
-        && entry.uncompressed_size >= progressive::MIN_CHUNKS * opts.chunk_bytes as u64
-    {
+    let big = entry.uncompressed_size >= progressive::MIN_CHUNKS * opts.chunk_bytes as u64;
+    if big && threads_all > windowed::MAX_THREADS {
         prog = Some(
             progressive::read(&archive, entry, opts, threads_all).map_err(|e| e.in_part(PART))?,
         );
     } else {
+        // A big part on one or two threads: read it over a window,
+        // inflating on the second thread when there is one.
+        if big
+            && let Some(win) =
+                windowed::read(&archive, entry, limits, opts.stream_block, threads_all > 1)
+        {
+            return Ok(from_windowed(win, warnings, opts, started));
+        }
         archive
             .read_into(entry, &mut owned)
             .map_err(|e| Error::from(e).in_part(PART))?;
@@ -244,23 +259,8 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     let (tables, raw_names) = outline
         .walk(prelude.body, &mut results)
         .map_err(|e| e.in_part(PART))?;
-    let mut sheets = Vec::with_capacity(tables.len());
-    let mut names = Vec::new();
-    let mut cells = 0u64;
-    for (index, mut t) in tables.into_iter().enumerate() {
-        t.store.seal_text();
-        let hidden = t
-            .style
-            .as_ref()
-            .is_some_and(|s| prelude.hidden_styles.binary_search(s).is_ok());
-        for w in std::mem::take(&mut t.warnings) {
-            warnings.push(w.in_part(PART).in_sheet(t.name.clone()));
-        }
-        names.extend(defined_names(std::mem::take(&mut t.names), Some(index)));
-        cells += t.store.cells.len() as u64;
-        sheets.push(sheet_of(index, t, hidden, true));
-    }
-    names.extend(defined_names(raw_names, None));
+    let (sheets, names, cells) =
+        loaded_sheets(tables, raw_names, &prelude.hidden_styles, &mut warnings);
     let stats = OpenStats {
         phase_a_s,
         phase_b_s,
@@ -272,8 +272,66 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         inflated_bytes: buf.len() as u64,
         chunks: n_chunks,
         chunk_fallbacks: outline.fallbacks.get(),
+        windowed: false,
     };
     Ok(workbook(sheets, names, stats, warnings, opts, None))
+}
+
+/// The sheets and defined names of a loaded open from its finished
+/// tables (text sealed, warnings named), and the number of cells.
+fn loaded_sheets(
+    tables: Vec<ParsedTable>,
+    raw_names: Vec<names::RawName>,
+    hidden_styles: &[String],
+    warnings: &mut Vec<Error>,
+) -> (Vec<Sheet>, Vec<DefinedName>, u64) {
+    let mut sheets = Vec::with_capacity(tables.len());
+    let mut names = Vec::new();
+    let mut cells = 0u64;
+    for (index, mut t) in tables.into_iter().enumerate() {
+        t.store.seal_text();
+        let hidden = t
+            .style
+            .as_ref()
+            .is_some_and(|s| hidden_styles.binary_search(s).is_ok());
+        for w in std::mem::take(&mut t.warnings) {
+            warnings.push(w.in_part(PART).in_sheet(t.name.clone()));
+        }
+        names.extend(defined_names(std::mem::take(&mut t.names), Some(index)));
+        cells += t.store.cells.len() as u64;
+        sheets.push(sheet_of(index, t, hidden, true));
+    }
+    names.extend(defined_names(raw_names, None));
+    (sheets, names, cells)
+}
+
+/// The workbook of a loaded open read over a window on one thread
+/// (`windowed.rs`): phase A is the prelude, B the rest of the pass.
+fn from_windowed(
+    win: windowed::Windowed,
+    mut warnings: Vec<Error>,
+    opts: &OpenOptions,
+    started: Instant,
+) -> Workbook {
+    let t = Instant::now();
+    let total_s = started.elapsed().as_secs_f64();
+    let (sheets, names, cells) =
+        loaded_sheets(win.tables, win.names, &win.hidden_styles, &mut warnings);
+    let phase_b_s = (total_s - win.prelude_s).max(0.0);
+    let stats = OpenStats {
+        phase_a_s: win.prelude_s,
+        phase_b_s,
+        phase_c_s: t.elapsed().as_secs_f64(),
+        inflate_s: win.inflate_s,
+        parse_s: (phase_b_s - win.inflate_s).max(0.0),
+        threads: win.threads,
+        cells,
+        inflated_bytes: win.inflated,
+        chunks: 0,
+        chunk_fallbacks: 0,
+        windowed: true,
+    };
+    workbook(sheets, names, stats, warnings, opts, None)
 }
 
 /// The workbook of an ODS open; `layout` kept when cells stream later.

@@ -31,9 +31,9 @@ use crate::store::CellStore;
 use memchr::memmem;
 
 /// Start of a row element, as writers spell it.
-const ROW_START: &[u8] = b"<table:table-row";
+pub(super) const ROW_START: &[u8] = b"<table:table-row";
 /// End of a table element.
-const TABLE_END: &[u8] = b"</table:table>";
+pub(super) const TABLE_END: &[u8] = b"</table:table>";
 
 /// The rows of one ODS sheet, block by block.
 pub(crate) struct OdsRows<'w> {
@@ -183,7 +183,7 @@ impl Drop for OdsRows<'_> {
 /// Where the block from `pos` may end: just before the last row start in
 /// `data`, or at its end when the table's end tag follows that row (or no
 /// row start is left but an end tag is). `None`: read more first.
-fn cut(
+pub(super) fn cut(
     data: &[u8],
     pos: usize,
     row_start: &memmem::FinderRev<'_>,

@@ -269,7 +269,8 @@ pub(crate) struct Cursor {
 /// stops between rows); without it, it is the serial parse's truncation
 /// error. Rows are absolute. Returns the table and where the walk
 /// stopped; `cur` is only updated on success, so a failed block can be
-/// parsed again from the same place with more bytes.
+/// parsed again from the same place with more bytes. Hidden rows and
+/// columns are not kept (see [`parse_block_into`]).
 pub(crate) fn parse_block(
     buf: &[u8],
     from: usize,
@@ -278,7 +279,99 @@ pub(crate) fn parse_block(
     out: ParsedTable,
     more_follows: bool,
 ) -> Result<(ParsedTable, usize)> {
-    let mut p = TableParser::new(buf, cfg, out);
+    let mut carry = Carry {
+        cur: *cur,
+        ..Carry::default()
+    };
+    let mut out = out;
+    let end = parse_block_into(buf, from, cfg, &mut carry, &mut out, more_follows)?;
+    *cur = carry.cur;
+    Ok((out, end))
+}
+
+/// What a table parsed block by block carries from one block to the next:
+/// the walk's [`Cursor`] and the hidden row and column runs.
+#[derive(Debug, Default)]
+pub(crate) struct Carry {
+    pub cur: Cursor,
+    pub hidden_runs: Vec<(u64, u64)>,
+    pub hidden_col_runs: Vec<(u64, u64)>,
+}
+
+impl Carry {
+    /// The table parsed so far as a partial table for [`finish_table`].
+    pub(crate) fn into_partial(self, table: ParsedTable) -> Partial {
+        Partial {
+            table,
+            rows: self.cur.row,
+            hidden_runs: self.hidden_runs,
+            hidden_col_runs: self.hidden_col_runs,
+            clipped: self.cur.clipped,
+            closed: self.cur.closed,
+            used: self.cur.used,
+            expanded: self.cur.expanded,
+        }
+    }
+}
+
+/// Lengths of a table's outputs before a block, to take back what a failed
+/// block added.
+struct Lens {
+    cells: usize,
+    formulas: usize,
+    arena: usize,
+    merged: usize,
+    comments: usize,
+    links: usize,
+    drawings: usize,
+    names: usize,
+    warnings: usize,
+}
+
+impl Lens {
+    fn of(t: &ParsedTable) -> Lens {
+        Lens {
+            cells: t.store.cells.len(),
+            formulas: t.store.formulas.len(),
+            arena: t.store.arena.len(),
+            merged: t.merged.len(),
+            comments: t.comments.len(),
+            links: t.hyperlinks.len(),
+            drawings: t.drawings.len(),
+            names: t.names.len(),
+            warnings: t.warnings.len(),
+        }
+    }
+
+    fn restore(&self, t: &mut ParsedTable) {
+        t.store.cells.truncate(self.cells);
+        t.store.formulas.truncate(self.formulas);
+        t.store.arena.truncate(self.arena);
+        t.merged.truncate(self.merged);
+        t.comments.truncate(self.comments);
+        t.hyperlinks.truncate(self.links);
+        t.drawings.truncate(self.drawings);
+        t.names.truncate(self.names);
+        t.warnings.truncate(self.warnings);
+    }
+}
+
+/// [`parse_block`] appending to `out` (the table so far) and carrying the
+/// hidden runs in `carry`: a whole table read block by block over a
+/// window (`windowed.rs`). On an error everything the block added to
+/// `out` and `carry` is taken back, so the block can be parsed again from
+/// `from` with more bytes. Returns where the walk stopped.
+pub(crate) fn parse_block_into(
+    buf: &[u8],
+    from: usize,
+    cfg: TableCfg<'_>,
+    carry: &mut Carry,
+    out: &mut ParsedTable,
+    more_follows: bool,
+) -> Result<usize> {
+    let lens = Lens::of(out);
+    let cur = carry.cur;
+    let mut p = TableParser::new(buf, cfg, std::mem::replace(out, empty_table(0)));
     p.more_follows = more_follows;
     p.row = cur.row;
     p.col_def = cur.col_def;
@@ -286,33 +379,51 @@ pub(crate) fn parse_block(
     p.expanded = cur.expanded;
     p.formula_bytes = cur.formula_bytes;
     p.clipped = cur.clipped;
-    let (from, depth) = if cur.started {
-        (from, cur.depth)
+    p.hidden_runs = std::mem::take(&mut carry.hidden_runs);
+    p.hidden_col_runs = std::mem::take(&mut carry.hidden_col_runs);
+    let marks = (p.hidden_runs.len(), p.hidden_col_runs.len());
+    let walked = if cur.started {
+        p.walk(from, cur.depth).map(Some)
     } else {
-        match p.start_tag(from)? {
-            Some(end) => (end, 1),
-            None => {
-                cur.started = true;
-                cur.closed = true;
-                let end = p.out.end;
-                return Ok((p.out, end));
-            }
+        match p.start_tag(from) {
+            Ok(Some(end)) => p.walk(end, 1).map(Some),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
         }
     };
-    let (end, depth) = p.walk(from, depth)?;
-    *cur = Cursor {
-        started: true,
-        closed: p.closed,
-        depth,
-        row: p.row,
-        col_def: p.col_def,
-        used: p.used,
-        expanded: p.expanded,
-        formula_bytes: p.formula_bytes,
-        clipped: p.clipped,
+    let res = match walked {
+        Ok(Some((end, depth))) => {
+            carry.cur = Cursor {
+                started: true,
+                closed: p.closed,
+                depth,
+                row: p.row,
+                col_def: p.col_def,
+                used: p.used,
+                expanded: p.expanded,
+                formula_bytes: p.formula_bytes,
+                clipped: p.clipped,
+            };
+            p.out.end = end;
+            Ok(end)
+        }
+        // An empty `<table:table/>`.
+        Ok(None) => {
+            carry.cur.started = true;
+            carry.cur.closed = true;
+            Ok(p.out.end)
+        }
+        Err(e) => {
+            lens.restore(&mut p.out);
+            p.hidden_runs.truncate(marks.0);
+            p.hidden_col_runs.truncate(marks.1);
+            Err(e)
+        }
     };
-    p.out.end = end;
-    Ok((p.out, end))
+    carry.hidden_runs = p.hidden_runs;
+    carry.hidden_col_runs = p.hidden_col_runs;
+    *out = p.out;
+    res
 }
 
 impl<'a> TableParser<'a> {

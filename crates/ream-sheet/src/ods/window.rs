@@ -32,6 +32,8 @@ pub(super) struct Window {
     pub eof: bool,
     block: usize,
     checked: bool,
+    /// Seconds spent waiting for inflated bytes (inflating, when direct).
+    pub inflate_s: f64,
 }
 
 impl Window {
@@ -54,6 +56,7 @@ impl Window {
             eof: false,
             block: first_block.clamp(1, MAX_BLOCK),
             checked: false,
+            inflate_s: 0.0,
         })
     }
 
@@ -72,11 +75,13 @@ impl Window {
         if self.eof {
             return Ok(());
         }
-        if !self
+        let t = std::time::Instant::now();
+        let more = self
             .inflow
             .read_more(&mut self.buf, &mut self.filled, self.block)
-            .map_err(|e| e.in_part(PART))?
-        {
+            .map_err(|e| e.in_part(PART));
+        self.inflate_s += t.elapsed().as_secs_f64();
+        if !more? {
             self.eof = true;
         }
         self.block = (self.block * 2).min(MAX_BLOCK);

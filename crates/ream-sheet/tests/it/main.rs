@@ -15,6 +15,7 @@ mod hostile;
 mod limit_checks;
 mod ods;
 mod ods_stream;
+mod ods_windowed;
 mod paths;
 mod rows;
 mod zipkit;

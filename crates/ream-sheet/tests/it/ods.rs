@@ -62,7 +62,7 @@ pub(crate) fn string(t: &str) -> String {
 }
 
 /// Every cell as `sheet!row:col=value f=formula`.
-fn dump(wb: &Workbook) -> Vec<String> {
+pub(crate) fn dump(wb: &Workbook) -> Vec<String> {
     let mut out = Vec::new();
     for s in wb.sheets() {
         for c in s.cells() {
@@ -380,12 +380,18 @@ fn one_big_table_is_parsed_in_chunks_like_serially() {
         )
     );
     let bytes = package(&content("", &body));
-    let serial =
-        dump(&Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap());
+    // The whole-part read (a chunk size that keeps 9 MiB under the size
+    // rule), the windowed read on one and two threads, the overlapped
+    // read on four.
+    let whole_opts = OpenOptions::new().parallel(false).chunk_bytes(64 << 20);
+    let whole = Workbook::from_bytes(bytes.clone(), &whole_opts).unwrap();
+    assert!(!whole.stats().windowed);
+    let serial = dump(&whole);
     assert!(serial.len() > 50_000);
-    for threads in [2, 4] {
+    for threads in [1, 2, 4] {
         let wb = Workbook::from_bytes(bytes.clone(), &OpenOptions::new().threads(threads)).unwrap();
-        assert_eq!(wb.stats().threads, threads, "chunks give every thread work");
+        assert_eq!(wb.stats().threads, threads, "every thread has work");
+        assert_eq!(wb.stats().windowed, threads <= 2, "threads={threads}");
         assert_eq!(dump(&wb), serial, "threads={threads}");
     }
 }
@@ -946,7 +952,7 @@ fn ods_corpus() {
 /// right: a hidden sheet style, header rows, row groups, repeats, spans,
 /// annotations, a nested table, named expressions between tables, a DDE
 /// cache and an empty table.
-fn overlapped_fixture() -> String {
+pub(crate) fn overlapped_fixture() -> String {
     let big = overlapped_rows(true);
     let plain = overlapped_rows(false);
     let styles = r#"<style:style style:name="ta9" style:family="table"><style:table-properties table:display="false"/></style:style>"#;
@@ -1029,7 +1035,7 @@ fn overlapped_read_agrees_with_serial_for_every_chunk_size() {
         sizes.push(1024 + (seed >> 33) as usize % 40_000);
     }
     for chunk in sizes {
-        for threads in [2, 3] {
+        for threads in [3, 4] {
             let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
             let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
             assert_eq!(dump(&wb), serial, "chunk_bytes={chunk} threads={threads}");
@@ -1060,7 +1066,7 @@ fn overlapped_read_gives_the_serial_errors() {
     };
     let overlapped_err = |x: &str, cells: u64| {
         let opts = OpenOptions::new()
-            .threads(2)
+            .threads(3)
             .chunk_bytes(1 << 10)
             .limits(limits(cells));
         Workbook::from_bytes(package(x), &opts)
@@ -1097,7 +1103,7 @@ fn overlapped_read_gives_the_serial_errors() {
         .push(mime)
         .push(Entry::new("content.xml", utf16))
         .build();
-    let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+    let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
     let wb = Workbook::from_bytes(pkg, &opts).unwrap();
     let serial =
         dump(&Workbook::from_bytes(package(&xml), &OpenOptions::new().parallel(false)).unwrap());
@@ -1119,7 +1125,7 @@ fn ods_corpus_overlapped_equals_serial() {
     for path in paths {
         let bytes = std::fs::read(&path).unwrap();
         let serial = read(&bytes, &OpenOptions::new().parallel(false));
-        let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+        let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
         let wb = Workbook::from_bytes(bytes.clone(), &opts);
         overlapped += usize::from(wb.as_ref().is_ok_and(|w| w.stats().chunks > 0));
         assert_eq!(read(&bytes, &opts), serial, "{}", path.display());
@@ -1144,7 +1150,7 @@ fn value_less_attribute_stays_in_its_tag() {
     let serial = Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false))
         .map(|w| dump(&w))
         .map_err(|e| e.to_string());
-    let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+    let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
     let overlapped = Workbook::from_bytes(bytes, &opts)
         .map(|w| dump(&w))
         .map_err(|e| e.to_string());
@@ -1200,7 +1206,7 @@ fn overlapped_read_refuses_a_damaged_part() {
         let bytes = damaged(edit);
         let serial =
             Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap_err();
-        let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+        let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
         let e = Workbook::from_bytes(bytes, &opts).unwrap_err();
         assert_eq!(e.to_string(), serial.to_string(), "{what}");
         assert_eq!(e.kind(), ErrorKind::Malformed, "{what}: {e}");

@@ -1,0 +1,243 @@
+//! The loaded ODS open on one thread over a sliding window of
+//! `content.xml` (`ods/windowed.rs`) gives the whole-part read's workbook
+//! or error, for every first block size, on fixtures, hostile inputs and
+//! the corpus.
+
+use crate::ods::{
+    content, corpus_ods_files, dump, float, overlapped_fixture, package, string, table,
+};
+use crate::zipkit::{Entry, Zip};
+use ream_sheet::{Limits, OpenOptions, Workbook};
+
+const MIME: &str = "application/vnd.oasis.opendocument.spreadsheet";
+
+/// The whole-part read (one thread; the default chunk size keeps these
+/// small parts off the windowed read).
+fn whole(bytes: &[u8], limits: Limits) -> Result<Vec<String>, String> {
+    let opts = OpenOptions::new().parallel(false).limits(limits);
+    let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| e.to_string())?;
+    assert!(!wb.stats().windowed);
+    Ok(dump(&wb))
+}
+
+/// The windowed read with a chunk size that puts every part over the size
+/// rule and first block `block`, on one thread and on two (inflating on
+/// the second), which must agree. Also says whether the window was used
+/// (it gives up on errors and odd input).
+fn windowed(bytes: &[u8], limits: Limits, block: usize) -> (Result<Vec<String>, String>, bool) {
+    let read = |threads: usize| {
+        let opts = OpenOptions::new()
+            .threads(threads)
+            .chunk_bytes(64)
+            .stream_block(block)
+            .limits(limits);
+        match Workbook::from_bytes(bytes.to_vec(), &opts) {
+            Ok(wb) => (Ok(dump(&wb)), wb.stats().windowed),
+            Err(e) => (Err(e.to_string()), false),
+        }
+    };
+    let one = read(1);
+    let two = read(2);
+    same(&two.0, &one.0, "two threads against one");
+    assert_eq!(two.1, one.1, "window used on one thread and on two");
+    one
+}
+
+/// A short account of an outcome for assertion messages (dumps can be
+/// megabytes).
+fn brief(r: &Result<Vec<String>, String>) -> String {
+    match r {
+        Ok(lines) => format!("Ok({} lines, first {:?})", lines.len(), lines.first()),
+        Err(e) => format!("Err({e})"),
+    }
+}
+
+/// Asserts two outcomes are equal, describing them briefly when not.
+fn same(got: &Result<Vec<String>, String>, want: &Result<Vec<String>, String>, what: &str) {
+    if got != want {
+        let diff = match (got, want) {
+            (Ok(a), Ok(b)) => a
+                .iter()
+                .zip(b)
+                .find(|(x, y)| x != y)
+                .map(|(x, y)| format!("first difference: {x} / {y}"))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        panic!("{what}: got {} want {} {diff}", brief(got), brief(want));
+    }
+}
+
+fn small_limit(cells: u64) -> Limits {
+    Limits {
+        max_cells_per_sheet: cells,
+        ..Limits::default()
+    }
+}
+
+/// Tables, hidden rows and columns, spans, annotations, nested tables,
+/// names between tables, a DDE cache, an empty table: identical for first
+/// blocks from 1 byte to the whole part, and really read over the window.
+#[test]
+fn windowed_read_equals_the_whole_read_for_every_first_block() {
+    let mut docs = vec![overlapped_fixture()];
+    let cols = format!(
+        r#"<table:table-column table:visibility="collapse" table:number-columns-repeated="3"/><table:table-column/><table:table-row>{}{}{}{}</table:table-row><table:table-row table:visibility="collapse">{}</table:table-row>{}"#,
+        float("1"),
+        float("2"),
+        string("c"),
+        float("4"),
+        float("5"),
+        format!("<table:table-row>{}</table:table-row>", float("6")).repeat(50)
+    );
+    docs.push(content("", &table("Cols", &cols)));
+    for xml in docs {
+        let bytes = package(&xml);
+        let want = whole(&bytes, Limits::default()).unwrap();
+        for block in [1, 2, 7, 64, 100, 333, 1000, 4096, 20_000, xml.len()] {
+            let (got, used) = windowed(&bytes, Limits::default(), block);
+            same(&got, &Ok(want.clone()), &format!("first block {block}"));
+            assert!(used, "first block {block}: the window was not used");
+        }
+    }
+}
+
+/// Every error case gives the whole read's error: bad values, truncation
+/// in a table and in the prelude, repeat bombs under a small limit, a
+/// repeat budget that only the final table count makes too small, hidden
+/// rows and `text:s` spaces over the budget, too many tables, a damaged
+/// part; and an inflate budget that fits the part once still fits it when
+/// the window gives up and the part is read again.
+#[test]
+fn windowed_read_gives_the_whole_read_errors() {
+    let xml = overlapped_fixture();
+    let at = xml.rfind("office:value=\"399.5\"").unwrap();
+    let bad = format!("{}office:value=\"x\"{}", &xml[..at], &xml[at + 20..]);
+    let cut = xml[..xml.len() - 5000].to_string();
+    let prelude_cut = xml[..xml.find("<office:body>").unwrap() + 3].to_string();
+    let bomb = xml.replacen(
+        "<table:table-row table:number-rows-repeated=\"3\"",
+        "<table:table-row table:number-rows-repeated=\"5000\"",
+        1,
+    );
+    let tables = |n: usize, repeat: u32| {
+        let row = format!(
+            r#"<table:table-row table:number-rows-repeated="{repeat}">{}</table:table-row>"#,
+            float("1")
+        );
+        let body: String = (0..n).map(|i| table(&format!("T{i}"), &row)).collect();
+        content("", &body)
+    };
+    let hidden = format!(
+        r#"<table:table-row table:visibility="collapse" table:number-rows-repeated="5000"/><table:table-row>{}</table:table-row>"#,
+        float("1")
+    );
+    let spaces = string(r#"<text:s text:c="30000"/>x"#);
+    let spaced = format!("<table:table-row>{spaces}{spaces}{spaces}</table:table-row>");
+    let cases: Vec<(&str, Vec<u8>, Limits)> = vec![
+        ("bad value", package(&bad), Limits::default()),
+        ("cut in a table", package(&cut), Limits::default()),
+        (
+            "cut in the prelude",
+            package(&prelude_cut),
+            Limits::default(),
+        ),
+        ("bomb", package(&bomb), small_limit(4000)),
+        ("budget fits", package(&tables(4, 251)), small_limit(1000)),
+        (
+            "budget of 4 tables",
+            package(&tables(4, 252)),
+            small_limit(1000),
+        ),
+        (
+            "hidden rows",
+            package(&content("", &table("H", &hidden))),
+            small_limit(1000),
+        ),
+        (
+            "spaces",
+            package(&content("", &table("S", &spaced))),
+            small_limit(1000),
+        ),
+        (
+            "too many tables",
+            package(&content("", &"<table:table/>".repeat(65_537))),
+            Limits::default(),
+        ),
+        (
+            "bomb, inflate budget of one read",
+            package(&bomb),
+            Limits {
+                max_inflated_bytes: bomb.len() as u64 + 4096,
+                ..small_limit(4000)
+            },
+        ),
+    ];
+    for (what, bytes, limits) in cases {
+        let want = whole(&bytes, limits);
+        for block in [1, 100, 4096, 1 << 20] {
+            let (got, _) = windowed(&bytes, limits, block);
+            same(&got, &want, &format!("{what}, first block {block}"));
+        }
+    }
+    let len = xml.len() as u64;
+    type Edit<'a> = &'a dyn Fn(&mut Entry);
+    let damages: [(&str, Edit<'_>); 3] = [
+        ("short", &|e| e.size = Some(len - 100)),
+        ("long", &|e| e.size = Some(len + 100)),
+        ("crc", &|e| e.crc = Some(0x1234_5678)),
+    ];
+    for (what, edit) in damages {
+        let mut mime = Entry::new("mimetype", MIME);
+        mime.stored = true;
+        let mut part = Entry::new("content.xml", xml.as_str());
+        edit(&mut part);
+        let bytes = Zip { entries: vec![] }.push(mime).push(part).build();
+        let want = whole(&bytes, Limits::default());
+        assert!(want.is_err(), "{what}");
+        same(&windowed(&bytes, Limits::default(), 4096).0, &want, what);
+    }
+}
+
+/// A UTF-16 `content.xml` is read whole and transcoded, as the whole read
+/// does.
+#[test]
+fn windowed_read_of_utf16_equals_the_whole_read() {
+    let xml = overlapped_fixture();
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(xml.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let mut mime = Entry::new("mimetype", MIME);
+    mime.stored = true;
+    let bytes = Zip { entries: vec![] }
+        .push(mime)
+        .push(Entry::new("content.xml", utf16))
+        .build();
+    let want = whole(&package(&xml), Limits::default());
+    same(
+        &windowed(&bytes, Limits::default(), 4096).0,
+        &want,
+        "utf-16",
+    );
+}
+
+/// Every corpus ODS file: the windowed read with small blocks gives the
+/// whole read's workbook or error.
+#[test]
+fn ods_corpus_windowed_equals_whole() {
+    let Some((_, paths)) = corpus_ods_files() else {
+        return;
+    };
+    let (mut files, mut used) = (0, 0);
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        let want = whole(&bytes, Limits::default());
+        let (got, window) = windowed(&bytes, Limits::default(), 4096);
+        same(&got, &want, &path.display().to_string());
+        used += usize::from(window);
+        files += 1;
+    }
+    println!("{files} files, {used} read over the window");
+    assert!(files == 0 || used * 2 >= files, "{used} of {files}");
+}
