@@ -241,3 +241,27 @@ fn ods_corpus_windowed_equals_whole() {
     println!("{files} files, {used} read over the window");
     assert!(files == 0 || used * 2 >= files, "{used} of {files}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+    /// Any edit of the fixture (bytes replaced anywhere: inside tags,
+    /// text, repeat counts, nested tables), read over the window with any
+    /// first block, gives the whole read's workbook or error.
+    #[test]
+    fn edited_content_reads_the_same_windowed(
+        at in 0usize..200_000,
+        len in 0usize..40,
+        junk in proptest::collection::vec(proptest::sample::select(b"<>/=\"' a1-:table-row".to_vec()), 0..12),
+        block in 1usize..5000,
+    ) {
+        let mut xml = overlapped_fixture().into_bytes();
+        let at = at % xml.len();
+        let end = (at + len).min(xml.len());
+        xml.splice(at..end, junk);
+        let text = String::from_utf8_lossy(&xml).into_owned();
+        let bytes = package(&text);
+        let want = whole(&bytes, small_limit(50_000));
+        let (got, _) = windowed(&bytes, small_limit(50_000), block);
+        same(&got, &want, &format!("edit at {at}, first block {block}"));
+    }
+}
