@@ -265,3 +265,31 @@ proptest::proptest! {
         same(&got, &want, &format!("edit at {at}, first block {block}"));
     }
 }
+
+/// Every row holds a nested table, so most block cuts land inside one and
+/// the block is parsed again with more bytes: still the whole read's
+/// workbook, for small and large first blocks.
+#[test]
+fn nested_tables_in_every_row_read_the_same_windowed() {
+    let row = |r: usize| {
+        format!(
+            r#"<table:table-row>{}<table:table-cell><table:table table:name="In{r}"><table:table-row>{}</table:table-row></table:table></table:table-cell>{}</table:table-row>"#,
+            float(&r.to_string()),
+            float("9"),
+            string("after")
+        )
+    };
+    let rows: String = (0..2000).map(row).collect();
+    let xml = content(
+        "",
+        &format!("{}{}", table("Outer", &rows), table("Next", &row(0))),
+    );
+    let bytes = package(&xml);
+    let want = whole(&bytes, Limits::default());
+    assert!(want.is_ok());
+    for block in [1, 50, 999, 4096, 1 << 16] {
+        let (got, used) = windowed(&bytes, Limits::default(), block);
+        same(&got, &want, &format!("first block {block}"));
+        assert!(used, "first block {block}");
+    }
+}
