@@ -11,12 +11,17 @@
 # and speed-ups over 1 thread are printed as a Markdown table, and every
 # run's JSON line is kept in $OUT/sweep.jsonl when $OUT is set.
 #
-# Environment: THREADS (default "1 2 4 8 16"), RUNS (default 5), SCALE
+# giant_ods is read over a window on 1 and 2 threads and overlapped
+# (whole part in memory, parsed on all threads) from 3 on; the "path"
+# column says which ran, so the sweep shows where the overlapped read
+# starts to pay (ods/windowed.rs MAX_THREADS).
+#
+# Environment: THREADS (default "1 2 3 4 8 16"), RUNS (default 5), SCALE
 # (default 1), DATASETS (default "giant mixed giant_ods"), BIN (default
 # target/release).
 set -euo pipefail
 BIN=${BIN:-target/release}
-THREADS=${THREADS:-"1 2 4 8 16"}
+THREADS=${THREADS:-"1 2 3 4 8 16"}
 RUNS=${RUNS:-5}
 SCALE=${SCALE:-1}
 DATASETS=${DATASETS:-"giant mixed giant_ods"}
@@ -53,8 +58,8 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {}
 for r in rows:
     by.setdefault((r["dataset"], r["threads"]), []).append(r["result"])
-print("| dataset | threads | median s | speed-up vs 1t | cpu/wall | peak RSS MiB |")
-print("| --- | ---: | ---: | ---: | ---: | ---: |")
+print("| dataset | threads | median s | speed-up vs 1t | cpu/wall | peak RSS MiB | path |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
 for ds in dict.fromkeys(k[0] for k in by):
     base = statistics.median(x["wall_s"] for x in by[(ds, 1)]) if (ds, 1) in by else None
     for (d, t), res in sorted((k, v) for k, v in by.items() if k[0] == ds):
@@ -62,5 +67,7 @@ for ds in dict.fromkeys(k[0] for k in by):
         cpu = statistics.median(x["cpu_s"] / x["wall_s"] for x in res)
         rss = max(x["peak_rss_bytes"] for x in res) / 2**20
         up = f"{base / wall:.2f}x" if base else "-"
-        print(f"| {d} | {t} | {wall:.4f} | {up} | {cpu:.2f} | {rss:.1f} |")
+        extra = res[0].get("extra") or {}
+        path = "windowed" if extra.get("windowed") else ("chunked" if extra.get("chunks") else "whole")
+        print(f"| {d} | {t} | {wall:.4f} | {up} | {cpu:.2f} | {rss:.1f} | {path} |")
 PY

@@ -186,6 +186,8 @@ fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Resul
             "phase_c_s": st.phase_c_s,
             "stats_cells": st.cells,
             "checksum": checksum,
+            "chunks": st.chunks,
+            "windowed": st.windowed,
         }),
     })
 }
