@@ -18,6 +18,10 @@
 //!   non-empty cell, plus `"formula"` when the cell has one.
 //!
 //! Values are encoded as described in [`crate::json`].
+//!
+//! With the default sheet (the first) an ODS workbook is listed only up to
+//! that sheet's start (`OpenOptions::sheets_needed`), so `--n-rows` on a
+//! big `.ods` stops early too.
 
 use crate::input::{open_output, open_workbook, select_sheets};
 use crate::json::{write_plain, write_str, write_value};
@@ -91,7 +95,13 @@ fn readers<'w>(wb: &'w Workbook, s: &Sheet, a: &Args) -> Result<Vec<(u32, RowRea
 /// Runs `ream cat`.
 pub fn run(a: &Args) -> Result<()> {
     let meter = a.stats.then(Meter::start);
-    let wb = open_workbook(&a.file, &OpenOptions::new().load_cells(false))?;
+    let mut opts = OpenOptions::new().load_cells(false);
+    if a.sheet.is_none() {
+        // Only the first sheet is printed: an ODS listing can stop at its
+        // start instead of inflating all of `content.xml`.
+        opts = opts.sheets_needed(1);
+    }
+    let wb = open_workbook(&a.file, &opts)?;
     let sheets = select_sheets(&wb, a.sheet.as_deref())?;
     let mut out = open_output(a.output.as_ref())?;
     let tag = sheets.len() > 1;

@@ -60,8 +60,9 @@ pub struct OpenOptions {
     /// Size of the chunks a big sheet is cut into for parallel parsing, in
     /// bytes of XML. Default 4 MiB. Sheets under 4 chunks are parsed whole;
     /// with one thread nothing is chunked. For ODS, a `content.xml` of at
-    /// least 2 chunks is inflated and parsed at the same time, in row
-    /// chunks of this size.
+    /// least 2 chunks is, with 3 threads or more, inflated and parsed at
+    /// the same time in row chunks of this size; with 1 or 2 threads it
+    /// is read over a sliding window instead of whole.
     pub chunk_bytes: usize,
     /// First block of a streaming read ([`Workbook::rows`](crate::Workbook::rows)),
     /// in bytes of XML. Default 64 KiB; each next block is twice as big,
@@ -73,6 +74,16 @@ pub struct OpenOptions {
     /// one helper thread while the caller parses (blocks of at most 1 MiB,
     /// two in flight).
     pub stream_block: usize,
+    /// A hint that only the first `n` sheets will be read (default `None`:
+    /// all). An ODS workbook opened without cells then stops its listing
+    /// pass at the start of sheet `n - 1`, so the first rows of the first
+    /// sheet come without inflating the rest of `content.xml`: `sheets()`
+    /// holds those `n` sheets only, named ranges after them are not
+    /// listed, the part's size and CRC go unchecked (it is not read to
+    /// its end), and the streamed sheets share the repeat budget among
+    /// the listed tables only. Ignored by XLSX (its sheet list is read
+    /// whole at no cost) and by opens that load cells.
+    pub sheets_needed: Option<usize>,
 }
 
 impl Default for OpenOptions {
@@ -85,6 +96,7 @@ impl Default for OpenOptions {
             load_cells: true,
             chunk_bytes: 4 << 20,
             stream_block: 64 << 10,
+            sheets_needed: None,
         }
     }
 }
@@ -112,6 +124,11 @@ impl OpenOptions {
     /// Sets [`chunk_bytes`](OpenOptions::chunk_bytes) (at least 1 KiB).
     pub fn chunk_bytes(mut self, n: usize) -> OpenOptions {
         self.chunk_bytes = n.max(1 << 10);
+        self
+    }
+    /// Sets [`sheets_needed`](OpenOptions::sheets_needed) (at least 1).
+    pub fn sheets_needed(mut self, n: usize) -> OpenOptions {
+        self.sheets_needed = Some(n.max(1));
         self
     }
     /// Sets [`stream_block`](OpenOptions::stream_block) (at least 1 byte).

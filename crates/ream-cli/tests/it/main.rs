@@ -12,6 +12,7 @@ use std::process::{Command, Output, Stdio};
 
 mod agg;
 mod batch;
+mod ods;
 mod pdf;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ream");

@@ -425,3 +425,51 @@ fn damaged_part_fails_the_lazy_open_like_the_loaded_one() {
         }
     }
 }
+
+/// `sheets_needed(n)`: the listing stops at the start of table `n - 1`,
+/// so the first rows of the first sheet cost a few blocks of inflating;
+/// the listed sheets stream what the loaded open has, on one thread and
+/// on two; a hint past the last table lists everything.
+#[test]
+fn sheets_needed_stops_the_listing_early() {
+    let text = many_tables(200);
+    let bytes = package(&text);
+    let want = loaded(&bytes).unwrap();
+    for threads in [1, 2] {
+        for n in [1, 3] {
+            let opts = OpenOptions::new()
+                .load_cells(false)
+                .threads(threads)
+                .stream_block(4096)
+                .sheets_needed(n);
+            let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+            assert_eq!(wb.sheets().len(), n, "threads {threads}");
+            assert!(
+                wb.stats().inflated_bytes < text.len() as u64 / 4,
+                "threads {threads}, n {n}: inflated {} of {}",
+                wb.stats().inflated_bytes,
+                text.len()
+            );
+            for i in 0..n {
+                let s = &wb.sheets()[i];
+                assert_eq!(format!("{} {:?}", s.name(), s.visibility()), want.0[i]);
+                let head = streamed_rows(
+                    &wb,
+                    i,
+                    RowOptions {
+                        skip_rows: 0,
+                        n_rows: Some(10),
+                    },
+                )
+                .unwrap();
+                let all = want.2[i].as_ref().unwrap();
+                assert_eq!(head, all[..10].to_vec(), "threads {threads}, sheet {i}");
+                let rows = streamed_rows(&wb, i, RowOptions::default()).unwrap();
+                assert_eq!(&rows, all, "threads {threads}, sheet {i}");
+            }
+        }
+    }
+    let opts = OpenOptions::new().load_cells(false).sheets_needed(500);
+    let wb = Workbook::from_bytes(bytes, &opts).unwrap();
+    assert_eq!(wb.sheets().len(), 200);
+}
