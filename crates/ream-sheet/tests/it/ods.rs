@@ -1093,21 +1093,26 @@ fn overlapped_read_gives_the_serial_errors() {
         assert_eq!(overlapped_err(x, cells), serial_err(x, cells));
     }
     // UTF-16 content.xml is read through the serial plan.
+    let pkg = utf16_package(&xml);
+    let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
+    let wb = Workbook::from_bytes(pkg, &opts).unwrap();
+    let serial =
+        dump(&Workbook::from_bytes(package(&xml), &OpenOptions::new().parallel(false)).unwrap());
+    assert_eq!(dump(&wb), serial);
+}
+
+/// An ODS package whose `content.xml` is `xml` in UTF-16LE with a BOM.
+pub(crate) fn utf16_package(xml: &str) -> Vec<u8> {
     let utf16: Vec<u8> = [0xFF, 0xFE]
         .into_iter()
         .chain(xml.encode_utf16().flat_map(u16::to_le_bytes))
         .collect();
     let mut mime = Entry::new("mimetype", MIME);
     mime.stored = true;
-    let pkg = Zip { entries: vec![] }
+    Zip { entries: vec![] }
         .push(mime)
         .push(Entry::new("content.xml", utf16))
-        .build();
-    let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
-    let wb = Workbook::from_bytes(pkg, &opts).unwrap();
-    let serial =
-        dump(&Workbook::from_bytes(package(&xml), &OpenOptions::new().parallel(false)).unwrap());
-    assert_eq!(dump(&wb), serial);
+        .build()
 }
 
 /// Every corpus ODS file reads the same (cells, names, errors) through the

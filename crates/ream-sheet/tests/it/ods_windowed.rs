@@ -1,10 +1,11 @@
-//! The loaded ODS open on one thread over a sliding window of
+//! The loaded ODS open on one or two threads over a sliding window of
 //! `content.xml` (`ods/windowed.rs`) gives the whole-part read's workbook
 //! or error, for every first block size, on fixtures, hostile inputs and
 //! the corpus.
 
 use crate::ods::{
     content, corpus_ods_files, dump, float, overlapped_fixture, package, string, table,
+    utf16_package,
 };
 use crate::zipkit::{Entry, Zip};
 use ream_sheet::{Limits, OpenOptions, Workbook};
@@ -204,16 +205,7 @@ fn windowed_read_gives_the_whole_read_errors() {
 #[test]
 fn windowed_read_of_utf16_equals_the_whole_read() {
     let xml = overlapped_fixture();
-    let utf16: Vec<u8> = [0xFF, 0xFE]
-        .into_iter()
-        .chain(xml.encode_utf16().flat_map(u16::to_le_bytes))
-        .collect();
-    let mut mime = Entry::new("mimetype", MIME);
-    mime.stored = true;
-    let bytes = Zip { entries: vec![] }
-        .push(mime)
-        .push(Entry::new("content.xml", utf16))
-        .build();
+    let bytes = utf16_package(&xml);
     let want = whole(&package(&xml), Limits::default());
     same(
         &windowed(&bytes, Limits::default(), 4096).0,
