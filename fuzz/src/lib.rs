@@ -314,9 +314,22 @@ pub fn check_ods_stream(data: &[u8], content: &[u8]) -> Result<(), String> {
             listing(&lazy)
         ));
     }
-    stream_rows(&lazy)
-        .map(|_| ())
-        .map_err(|e| format!("the loaded open succeeds, streaming fails: {e}"))
+    let rows = stream_rows(&lazy)
+        .map_err(|e| format!("the loaded open succeeds, streaming fails: {e}"))?;
+    // A listing stopped at the first sheet (`sheets_needed(1)`, what
+    // `ream cat` does) streams that sheet's rows alike.
+    if let Some(first) = rows.first() {
+        let head = Workbook::from_bytes(data.to_vec(), &self::lazy().sheets_needed(1))
+            .map_err(|e| format!("the lazy open fails with sheets_needed(1): {e}"))?;
+        let got = stream_rows(&head)
+            .map_err(|e| format!("streaming fails with sheets_needed(1): {e}"))?;
+        if got.len() != 1 || got.first() != Some(first) {
+            return Err(format!(
+                "sheets_needed(1) streams other rows:\nall:   {first:?}\nfirst: {got:?}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Opens `data` serially and chunked, visits both, streams the rows of a
