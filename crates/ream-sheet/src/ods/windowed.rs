@@ -186,17 +186,15 @@ pub(super) fn read(
 ) -> Option<Windowed> {
     let t0 = Instant::now();
     let w = Window::new(archive, entry, first_block, piped).ok()?;
-    let res = read_from(w, limits, t0).map(|mut win| {
-        win.threads = if piped { 2 } else { 1 };
-        win
-    });
+    let threads = if piped { 2 } else { 1 };
+    let res = read_from(w, limits, t0, threads);
     if res.is_none() {
         archive.refund(entry);
     }
     res
 }
 
-fn read_from(mut w: Window, limits: &Limits, t0: Instant) -> Option<Windowed> {
+fn read_from(mut w: Window, limits: &Limits, t0: Instant, threads: usize) -> Option<Windowed> {
     let max_depth = limits.max_xml_depth;
     w.advance(0).ok()?;
     let prelude = loop {
@@ -308,6 +306,6 @@ fn read_from(mut w: Window, limits: &Limits, t0: Instant) -> Option<Windowed> {
         inflated,
         inflate_s,
         prelude_s,
-        threads: 1,
+        threads,
     })
 }
