@@ -157,3 +157,35 @@ fn formula_bytes_expanded_at_the_join_are_limited() {
         assert_eq!(read(chunked), serial, "max {max}");
     }
 }
+
+/// Chunks whose rows are numbered and in order inside, but not across
+/// the seams (a later chunk goes back to earlier rows, or repeats a
+/// cell), are joined by one copy each; the result must still be the
+/// serial parse's: sorted, the later duplicate kept.
+#[test]
+fn ordered_chunks_out_of_order_across_seams_give_the_serial_cells() {
+    let mut order: Vec<u32> = (1..=2_000).collect();
+    // Blocks of 250 rows in the order 5, 1, 8, 2, 7, 3, 6, 4.
+    let blocks: Vec<&[u32]> = order.chunks(250).collect();
+    let mut shuffled = Vec::new();
+    for b in [4usize, 0, 7, 1, 6, 2, 5, 3] {
+        shuffled.extend_from_slice(blocks[b]);
+    }
+    // Row 10 once more at the end, with another value.
+    shuffled.push(10);
+    order = shuffled;
+    let mut x = String::from("<worksheet><sheetData>");
+    for (i, r) in order.iter().enumerate() {
+        x.push_str(&format!(
+            "<row r=\"{r}\"><c r=\"A{r}\"><v>{i}</v></c><c r=\"B{r}\" t=\"inlineStr\"><is><t>t{i}</t></is></c></row>"
+        ));
+    }
+    x.push_str("</sheetData></worksheet>");
+    let bytes = minimal(&x);
+    let serial = open(&bytes, OpenOptions::new().parallel(false));
+    assert_eq!(serial.len(), 1 + 2 * 2_000);
+    for chunk in [1 << 10, 5000, 1 << 14] {
+        let opts = OpenOptions::new().threads(2).chunk_bytes(chunk);
+        assert_eq!(open_chunked(&bytes, opts, false), serial, "chunk {chunk}");
+    }
+}
