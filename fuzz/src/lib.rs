@@ -329,6 +329,26 @@ pub fn check_ods_stream(data: &[u8], content: &[u8]) -> Result<(), String> {
             ));
         }
     }
+    // A listing stopped at a sheet named exactly (`ream cat -s NAME`)
+    // lists up to the first sheet of that name and streams it alike.
+    let (sheets, _) = listing(&lazy);
+    if let Some((name, _)) = sheets.last() {
+        let k = sheets.iter().position(|(n, _)| n == name).unwrap_or(0);
+        let named = Workbook::from_bytes(
+            data.to_vec(),
+            &self::lazy().sheet_needed_named(name.as_str()),
+        )
+        .map_err(|e| format!("the lazy open fails with sheet_needed_named: {e}"))?;
+        let got = stream_rows(&named)
+            .map_err(|e| format!("streaming fails with sheet_needed_named: {e}"))?;
+        if got.len() != k + 1 || got.get(k) != rows.get(k) {
+            return Err(format!(
+                "sheet_needed_named({name:?}) lists {} sheets (want {}) or streams other rows",
+                got.len(),
+                k + 1
+            ));
+        }
+    }
     Ok(())
 }
 

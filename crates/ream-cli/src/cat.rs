@@ -19,9 +19,10 @@
 //!
 //! Values are encoded as described in [`crate::json`].
 //!
-//! With the default sheet (the first) an ODS workbook is listed only up to
-//! that sheet's start (`OpenOptions::sheets_needed`), so `--n-rows` on a
-//! big `.ods` stops early too.
+//! With the default sheet (the first), or a sheet named exactly, an ODS
+//! workbook is listed only up to that sheet's start
+//! (`OpenOptions::sheets_needed`, `OpenOptions::sheet_needed_named`), so
+//! `--n-rows` on a big `.ods` stops early too.
 
 use crate::input::{open_output, open_workbook, select_sheets};
 use crate::json::{write_plain, write_str, write_value};
@@ -96,10 +97,15 @@ fn readers<'w>(wb: &'w Workbook, s: &Sheet, a: &Args) -> Result<Vec<(u32, RowRea
 pub fn run(a: &Args) -> Result<()> {
     let meter = a.stats.then(Meter::start);
     let mut opts = OpenOptions::new().load_cells(false);
-    if a.sheet.is_none() {
+    match a.sheet.as_deref() {
         // Only the first sheet is printed: an ODS listing can stop at its
         // start instead of inflating all of `content.xml`.
-        opts = opts.sheets_needed(1);
+        None => opts = opts.sheets_needed(1),
+        Some("all") => {}
+        // An exact name wins over an index or a case-insensitive match
+        // (`select_sheets`), so the listing may stop at the first sheet of
+        // that name; without one it runs to the end and the others apply.
+        Some(sel) => opts = opts.sheet_needed_named(sel),
     }
     let wb = open_workbook(&a.file, &opts)?;
     let sheets = select_sheets(&wb, a.sheet.as_deref())?;

@@ -1,5 +1,7 @@
 //! Opens a workbook with 1 and N threads and prints timings:
 //! `cargo run --release -p ream-sheet --example open -- FILE [RUNS]`.
+//! `CHUNK=BYTES` in the environment sets `OpenOptions::chunk_bytes`
+//! (e.g. a large value reads an ODS `content.xml` whole, not windowed).
 
 use ream_sheet::{OpenOptions, Workbook};
 use std::time::Instant;
@@ -15,7 +17,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut cells = 0;
         for _ in 0..runs {
             let t = Instant::now();
-            let wb = Workbook::open(&path, &OpenOptions::new().threads(threads))?;
+            let mut opts = OpenOptions::new().threads(threads);
+            if let Some(n) = std::env::var("CHUNK").ok().and_then(|s| s.parse().ok()) {
+                opts = opts.chunk_bytes(n);
+            }
+            let wb = Workbook::open(&path, &opts)?;
             best = best.min(t.elapsed().as_secs_f64());
             cells = wb.stats().cells;
             let s = wb.stats();

@@ -42,7 +42,7 @@ impl Default for Limits {
 }
 
 /// How to open a workbook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenOptions {
     /// Parse worksheets on a worker pool. Default `true`.
     pub parallel: bool,
@@ -84,6 +84,15 @@ pub struct OpenOptions {
     /// the listed tables only. Ignored by XLSX (its sheet list is read
     /// whole at no cost) and by opens that load cells.
     pub sheets_needed: Option<usize>,
+    /// A hint that only the sheet of this exact (case-sensitive) name will
+    /// be read (default `None`). An ODS workbook opened without cells then
+    /// stops its listing pass at the start of the first sheet of that
+    /// name, with the same consequences as
+    /// [`sheets_needed`](OpenOptions::sheets_needed) (which it combines
+    /// with: the listing stops at whichever comes first). When no sheet
+    /// has the name the listing runs to the end as usual. Ignored by XLSX
+    /// and by opens that load cells.
+    pub sheet_needed_named: Option<String>,
 }
 
 impl Default for OpenOptions {
@@ -97,6 +106,7 @@ impl Default for OpenOptions {
             chunk_bytes: 4 << 20,
             stream_block: 64 << 10,
             sheets_needed: None,
+            sheet_needed_named: None,
         }
     }
 }
@@ -129,6 +139,11 @@ impl OpenOptions {
     /// Sets [`sheets_needed`](OpenOptions::sheets_needed) (at least 1).
     pub fn sheets_needed(mut self, n: usize) -> OpenOptions {
         self.sheets_needed = Some(n.max(1));
+        self
+    }
+    /// Sets [`sheet_needed_named`](OpenOptions::sheet_needed_named).
+    pub fn sheet_needed_named(mut self, name: impl Into<String>) -> OpenOptions {
+        self.sheet_needed_named = Some(name.into());
         self
     }
     /// Sets [`stream_block`](OpenOptions::stream_block) (at least 1 byte).

@@ -108,6 +108,11 @@ fn cat_reads_ods_sheets() {
     let o = ream(&["cat", file, "-s", "Second", "--n-rows", "1"], &dir);
     assert_ok(&o);
     assert_eq!(stdout(&o), "0,s0\n");
+    // No sheet is named exactly so: the listing runs to the end and the
+    // case-insensitive match applies.
+    let o = ream(&["cat", file, "-s", "second", "--n-rows", "1"], &dir);
+    assert_ok(&o);
+    assert_eq!(stdout(&o), "0,s0\n");
     let o = ream(
         &["cat", file, "-s", "2", "--n-rows", "1", "-f", "jsonl"],
         &dir,

@@ -13,7 +13,8 @@
 //! about 1.9 s; the byte searches bring the pass down to inflating plus
 //! a few tenths of a second (see BENCHMARKS.md).
 //!
-//! With [`OpenOptions::sheets_needed`] the pass stops at the start of the
+//! With [`OpenOptions::sheets_needed`] (or
+//! [`OpenOptions::sheet_needed_named`]) the pass stops at the start of the
 //! last sheet wanted and leaves its window for the first `rows` call, so
 //! the head of the first sheet costs a few blocks of inflating instead of
 //! the whole part (giant.ods: `ream cat --n-rows 10` 0.02 s against
@@ -99,6 +100,9 @@ struct Lister {
     row_name: memmem::Finder<'static>,
     /// Stop at the start of this many tables ([`OpenOptions::sheets_needed`]).
     stop_at: Option<usize>,
+    /// Stop at the start of the first table of this name
+    /// ([`OpenOptions::sheet_needed_named`]).
+    stop_name: Option<String>,
 }
 
 /// What one step of the walk did.
@@ -149,13 +153,14 @@ impl Lister {
                     let style = attr(&tag, b"style-name")
                         .map(|raw| text(raw, &mut self.scratch))
                         .transpose()?;
+                    let wanted = self.stop_name.as_deref() == Some(name.as_str());
                     self.tables.push(ParsedTable {
                         name,
                         style,
                         ..empty_table(0)
                     });
                     self.starts.push(base + tag.start as u64);
-                    if self.stop_at == Some(self.tables.len()) {
+                    if wanted || self.stop_at == Some(self.tables.len()) {
                         return Ok(Step::Stop);
                     }
                     if tag.kind == TagKind::Start {
@@ -272,6 +277,7 @@ pub(super) fn open(
             row_end: memmem::Finder::new(ROW_END),
             row_name: memmem::Finder::new(b"table-row"),
             stop_at: opts.sheets_needed,
+            stop_name: opts.sheet_needed_named.clone(),
         };
         let mut pos = prelude.body;
         let mut stopped = false;

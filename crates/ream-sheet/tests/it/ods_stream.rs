@@ -473,3 +473,44 @@ fn sheets_needed_stops_the_listing_early() {
     let wb = Workbook::from_bytes(bytes, &opts).unwrap();
     assert_eq!(wb.sheets().len(), 200);
 }
+
+/// A sheet wanted by name stops the listing at its start (the first of
+/// that exact name, or the `sheets_needed` count if that comes first);
+/// its rows stream alike, and an unknown or differently cased name lists
+/// every sheet.
+#[test]
+fn sheet_needed_named_stops_the_listing_at_that_sheet() {
+    let text = many_tables(200);
+    let bytes = package(&text);
+    let want = loaded(&bytes).unwrap();
+    for threads in [1, 2] {
+        for (name, count, listed) in [
+            ("T0", None, 1),
+            ("T7", None, 8),
+            ("T7", Some(3), 3),
+            ("T7", Some(20), 8),
+            ("t7", None, 200),
+            ("nope", None, 200),
+        ] {
+            let mut opts = OpenOptions::new()
+                .load_cells(false)
+                .threads(threads)
+                .stream_block(4096)
+                .sheet_needed_named(name);
+            if let Some(n) = count {
+                opts = opts.sheets_needed(n);
+            }
+            let ctx = format!("threads {threads}, {name} {count:?}");
+            let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+            assert_eq!(wb.sheets().len(), listed, "{ctx}");
+            if listed < 200 {
+                assert!(wb.stats().inflated_bytes < text.len() as u64 / 4, "{ctx}");
+            }
+            let last = listed - 1;
+            let s = &wb.sheets()[last];
+            assert_eq!(format!("{} {:?}", s.name(), s.visibility()), want.0[last]);
+            let rows = streamed_rows(&wb, last, RowOptions::default()).unwrap();
+            assert_eq!(&rows, want.2[last].as_ref().unwrap(), "{ctx}");
+        }
+    }
+}
