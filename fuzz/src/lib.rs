@@ -241,6 +241,13 @@ pub fn windowed() -> OpenOptions {
     serial().chunk_bytes(1 << 10).stream_block(61)
 }
 
+/// [`windowed`] on two threads: the ODS window's big tables cut into 1 KiB
+/// row chunks (and tables of 64 KiB or more sent whole) for a helper
+/// thread.
+pub fn windowed_two() -> OpenOptions {
+    windowed().parallel(true).threads(2)
+}
+
 /// Options for a phase-A-only open whose streamed rows are read in tiny
 /// blocks (61 bytes, then doubling), so that fuzz-sized parts are cut
 /// many times, at every kind of place.
@@ -370,11 +377,25 @@ pub fn check_workbook(data: &[u8]) -> Result<(), String> {
     if let (Ok(_), Err(e)) | (Err(e), Ok(_)) = (&whole, &split) {
         return Err(format!("serial and chunked opens disagree on success: {e}"));
     }
-    // The windowed ODS read gives the whole-part read's cells or error.
-    let win = Workbook::from_bytes(data.to_vec(), &windowed());
-    match (&whole, &win) {
+    // The windowed ODS read, on one thread and on two, gives the
+    // whole-part read's cells or error.
+    for opts in [windowed(), windowed_two()] {
+        check_windowed(data, &whole, &whole_cells, &opts)?;
+    }
+    check_lazy(data, &whole, &whole_cells)
+}
+
+/// The windowed read with `opts` against the whole read.
+fn check_windowed(
+    data: &[u8],
+    whole: &Result<Workbook, ream_sheet::Error>,
+    whole_cells: &Option<Vec<Vec<CellKey>>>,
+    opts: &OpenOptions,
+) -> Result<(), String> {
+    let win = Workbook::from_bytes(data.to_vec(), opts);
+    match (whole, &win) {
         (Ok(_), Ok(w)) => {
-            let (a, b) = (&whole_cells, &Some(visit_workbook(w)));
+            let (a, b) = (whole_cells, &Some(visit_workbook(w)));
             if a != b {
                 return Err(format!(
                     "whole and windowed reads differ:\nwhole:    {a:?}\nwindowed: {b:?}"
@@ -394,11 +415,22 @@ pub fn check_workbook(data: &[u8]) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// The phase-A-only open streamed against the whole read.
+fn check_lazy(
+    data: &[u8],
+    whole: &Result<Workbook, ream_sheet::Error>,
+    whole_cells: &Option<Vec<Vec<CellKey>>>,
+) -> Result<(), String> {
     let lazy = Workbook::from_bytes(data.to_vec(), &lazy());
     // An ODS listing pass and the loaded walk agree on well-formed XML
     // only (see `check_ods_stream`).
     let comparable = |wb: &Workbook| {
-        wb.sheets().first().is_none_or(|s| s.part() != "content.xml")
+        wb.sheets()
+            .first()
+            .is_none_or(|s| s.part() != "content.xml")
             || ods_content_of(data).is_some_and(|c| well_formed(&c))
     };
     if let Some(wb) = lazy.as_ref().ok().filter(|wb| comparable(wb)) {
@@ -413,7 +445,10 @@ pub fn check_workbook(data: &[u8]) -> Result<(), String> {
         // XLSX: the row stream reads on past a malformed block cut (up to
         // 64 MiB) as the whole-part parse does, so where the loaded open
         // succeeds the stream must too (ODS: `check_ods_stream`).
-        let xlsx = wb.sheets().first().is_some_and(|s| s.part() != "content.xml");
+        let xlsx = wb
+            .sheets()
+            .first()
+            .is_some_and(|s| s.part() != "content.xml");
         if let (true, Ok(_), Err(e)) = (xlsx, &whole, &streamed) {
             return Err(format!("the loaded open succeeds, streaming fails: {e}"));
         }

@@ -62,7 +62,8 @@ pub struct OpenOptions {
     /// with one thread nothing is chunked. For ODS, a `content.xml` of at
     /// least 2 chunks is, with 3 threads or more, inflated and parsed at
     /// the same time in row chunks of this size; with 1 or 2 threads it
-    /// is read over a sliding window instead of whole.
+    /// is read over a sliding window instead of whole (with 2, big tables
+    /// are cut into row chunks of this size for the second thread).
     pub chunk_bytes: usize,
     /// First block of a streaming read ([`Workbook::rows`](crate::Workbook::rows)),
     /// in bytes of XML. Default 64 KiB; each next block is twice as big,

@@ -129,6 +129,11 @@ impl Stitcher {
         acc.closed = p.closed;
     }
 
+    /// True when chunks `0..n` have all come in (joined or failed).
+    pub(crate) fn has(&self, n: usize) -> bool {
+        self.next >= n
+    }
+
     /// The whole table as one closed partial when all `parts` chunks
     /// joined into it; `None` sends the table to the serial parse.
     pub(crate) fn finish(self, parts: usize) -> Option<Partial> {

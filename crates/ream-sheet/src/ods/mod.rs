@@ -18,10 +18,10 @@
 //!   do not stitch.
 //! * **Windowed** — with one or two threads and such a `content.xml`, the
 //!   outline and the tables are read in one pass over a sliding window
-//!   ([`windowed`]; the second thread inflates ahead), so the XML is
-//!   never held whole; anything unusual (an error, a unit over 64 MiB)
-//!   sends the open back to the whole-part read, whose result it must
-//!   equal.
+//!   ([`windowed`]; with two, a helper thread parses row chunks and
+//!   whole tables while the caller inflates), so the XML is never held
+//!   whole; anything unusual (an error, a unit over 64 MiB) sends the
+//!   open back to the whole-part read, whose result it must equal.
 //! * **C** — the outline walk over the top level of `office:spreadsheet`
 //!   in document order: tables become sheets (chunks stitched), nested
 //!   candidates are dropped, `table:named-expressions` become defined
@@ -54,6 +54,7 @@
 //! threads (`chunks.rs`) with results identical to the serial parse.
 
 mod cell;
+mod chunk_pool;
 mod chunks;
 mod lazy;
 mod names;
@@ -160,8 +161,14 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         // A big part on one or two threads: read it over a window,
         // inflating on the second thread when there is one.
         if big
-            && let Some(win) =
-                windowed::read(&archive, entry, limits, opts.stream_block, threads_all > 1)
+            && let Some(win) = windowed::read(
+                &archive,
+                entry,
+                limits,
+                opts.stream_block,
+                threads_all,
+                opts.chunk_bytes,
+            )
         {
             return Ok(from_windowed(win, warnings, opts, started));
         }
@@ -327,7 +334,7 @@ fn from_windowed(
         threads: win.threads,
         cells,
         inflated_bytes: win.inflated,
-        chunks: 0,
+        chunks: win.chunks,
         chunk_fallbacks: 0,
         windowed: true,
     };

@@ -971,7 +971,7 @@ pub(crate) fn overlapped_fixture() -> String {
 /// Rows of the fixture's big tables; `odd` adds row groups and nested
 /// tables (where chunks cannot be stitched and the table is parsed again
 /// serially).
-fn overlapped_rows(odd: bool) -> String {
+pub(crate) fn overlapped_rows(odd: bool) -> String {
     let mut big = String::from(
         "<table:table-column table:number-columns-repeated=\"2\"/><table:table-header-rows>",
     );

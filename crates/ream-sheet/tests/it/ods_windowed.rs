@@ -285,3 +285,86 @@ fn nested_tables_in_every_row_read_the_same_windowed() {
         assert!(used, "first block {block}");
     }
 }
+
+/// On two threads the window's tables are cut into row chunks that the
+/// helper parses: used on plain big tables (header rows, spans, covered
+/// cells, annotations, formulas, repeats), for every chunk size and first
+/// block, with the whole read's workbook. Where rows are grouped or tables
+/// nested a cut can land inside them; the read then runs again on the
+/// window, still with the whole read's workbook.
+#[test]
+fn two_threads_parse_row_chunks_with_the_whole_read_result() {
+    let plain = content(
+        "",
+        &format!(
+            "{}{}{}",
+            table(
+                "Small",
+                &format!("<table:table-row>{}</table:table-row>", float("3"))
+            ),
+            table("Plain", &plain_rows(8000)),
+            table(
+                "Tail",
+                &format!("<table:table-row>{}</table:table-row>", string("t"))
+            ),
+        ),
+    );
+    let odd = content("", &table("Odd", &crate::ods::overlapped_rows(true)));
+    // Tables of about 100 KB, sent whole; names between two of them make
+    // that read start again on the window (same result).
+    let mids: Vec<String> = (0..6)
+        .map(|i| table(&format!("M{i}"), &plain_rows(400)))
+        .collect();
+    let names = r#"<table:named-expressions><table:named-range table:name="N" table:cell-range-address="$M0.$A$1"/></table:named-expressions>"#;
+    let mid = content("", &mids.concat());
+    let mid_names = content(
+        "",
+        &format!("{}{names}{}", mids[..3].concat(), mids[3..].concat()),
+    );
+    for (xml, chunked) in [(plain, true), (odd, false), (mid, true), (mid_names, false)] {
+        let bytes = package(&xml);
+        let want = whole(&bytes, Limits::default()).unwrap();
+        for chunk in [1 << 10, 3000, 1 << 14] {
+            for block in [1, 777, 4096, 1 << 16] {
+                let opts = OpenOptions::new()
+                    .threads(2)
+                    .chunk_bytes(chunk)
+                    .stream_block(block);
+                let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+                let ctx = format!("chunked {chunked}, chunk {chunk}, first block {block}");
+                assert!(wb.stats().windowed, "{ctx}");
+                if chunked {
+                    assert!(wb.stats().chunks > 1, "{ctx}: {:?}", wb.stats());
+                }
+                same(&Ok(dump(&wb)), &Ok(want.clone()), &ctx);
+            }
+        }
+    }
+}
+
+/// Rows of a plain big table (about 250 bytes each): header rows, spans
+/// with covered cells, annotations, formulas, repeated and hidden rows.
+fn plain_rows(n: u32) -> String {
+    let mut x = String::from(
+        "<table:table-column table:number-columns-repeated=\"3\"/><table:table-header-rows>",
+    );
+    x.push_str(&format!(
+        "<table:table-row>{}</table:table-row></table:table-header-rows>",
+        string("head")
+    ));
+    for r in 0..n {
+        let attrs = match r % 13 {
+            0 => r#" table:visibility="collapse""#,
+            7 => r#" table:number-rows-repeated="3""#,
+            _ => "",
+        };
+        x.push_str(&format!("<table:table-row{attrs}>"));
+        x.push_str(&float(&format!("{r}.5")));
+        x.push_str(&string(&format!("row {r} &amp; text")));
+        if r % 50 == 0 {
+            x.push_str(r#"<table:table-cell table:number-columns-spanned="2" table:formula="of:=[.A1]" office:value-type="float" office:value="1"><office:annotation><text:p>note</text:p></office:annotation></table:table-cell><table:covered-table-cell/>"#);
+        }
+        x.push_str("</table:table-row>");
+    }
+    x
+}
