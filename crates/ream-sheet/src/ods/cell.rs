@@ -375,7 +375,7 @@ impl<'a> TableParser<'a> {
                 drawing: None,
             }
         };
-        let value = self.value(&a, sink, arena_start, tag.start)?;
+        let value = self.value(a, sink, arena_start, tag.start)?;
         let in_grid = self.row < GRID_ROWS && self.col < GRID_COLS;
         let fit = if self.row < GRID_ROWS {
             GRID_COLS.saturating_sub(self.col).min(a.repeat)
@@ -396,7 +396,7 @@ impl<'a> TableParser<'a> {
             self.out.store.arena.truncate(arena_start);
         }
         if has_content && fit > 0 {
-            self.store_copies(&a, value, kids.comment, kids.link, fit, tag.start)?;
+            self.store_copies(a, value, kids.comment, kids.link, fit, tag.start)?;
         }
         self.col = self.col.saturating_add(a.repeat);
         Ok(kids.end)
