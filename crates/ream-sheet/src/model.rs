@@ -397,14 +397,16 @@ pub struct OpenStats {
     /// Bytes of worksheet XML inflated.
     pub inflated_bytes: u64,
     /// Chunks of big sheets parsed in parallel (0 when no sheet was
-    /// chunked).
+    /// chunked); for an ODS window on two threads, the row chunks and
+    /// whole tables handed to the helper thread.
     pub chunks: u64,
     /// Big sheets that were parsed sequentially after all because a chunk
     /// boundary fell inside markup that looked like a row end (ODS: tables
     /// whose chunks did not stitch into the table, e.g. a cut inside a row
     /// group, or failed).
     pub chunk_fallbacks: u64,
-    /// ODS on one thread: `content.xml` was read over a sliding window
-    /// (one block of XML in memory) instead of inflated whole first.
+    /// ODS on one or two threads: `content.xml` was read over a sliding
+    /// window (a block of XML in memory, plus chunks in flight on two
+    /// threads) instead of inflated whole first.
     pub windowed: bool,
 }
