@@ -364,7 +364,18 @@ fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<
             }
         }
     }
-    if let Some((_, e)) = first_err {
+    if let Some((at, e)) = first_err {
+        // Sheets are taken largest first and nobody starts one after a
+        // failure, so sheets before the failing one may not have been
+        // read: read them now, so that the error is always the first by
+        // sheet order, whatever the sizes and threads (fuzz finding: one
+        // thread reported the second sheet's error, two the first's).
+        for (i, job) in jobs.iter().enumerate().take(at) {
+            if slots.get(i).is_some_and(Option::is_none) {
+                let (res, ..) = parse_one(pkg, job, opts, &mut Vec::new());
+                res?;
+            }
+        }
         return Err(e);
     }
     let mut parsed = Vec::with_capacity(jobs.len());

@@ -469,3 +469,46 @@ fn utf16_sheet_over_the_one_shot_size_on_one_thread() {
     assert_eq!((last.row, last.col), (899_999, 0));
     assert_eq!(last.value, ream_sheet::Value::Number(900_000.0));
 }
+
+/// Fuzz finding (xlsx_open, session 7): two broken sheets, the second one
+/// larger. Sheets are taken largest first, so one thread met the second
+/// sheet's error and stopped there, while two threads read both and
+/// reported the first's. Every thread count must report the first sheet's
+/// error (sheet order).
+#[test]
+fn the_first_broken_sheet_by_order_is_reported_whatever_the_threads() {
+    let workbook = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="First" sheetId="1" r:id="rId1"/><sheet name="Second" sheetId="2" r:id="rId3"/></sheets></workbook>"#;
+    let rels = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet2.xml"/></Relationships>"#;
+    let first = crate::zipkit::sheet(r#"<row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r=x"#);
+    let rows: String = (1..=200)
+        .map(|r| format!(r#"<row r="{r}"><c r="A{r}"><v>{r}</v></c></row>"#))
+        .collect();
+    let second = format!(
+        "{}<row r=\"300\"><c r=\"A300\"><v>1</v>",
+        &crate::zipkit::sheet(&rows)[..]
+    );
+    let second = second.replace("</sheetData></worksheet>", "");
+    let zip = crate::zipkit::xlsx(&[
+        ("[Content_Types].xml", crate::zipkit::CONTENT_TYPES),
+        ("_rels/.rels", crate::zipkit::ROOT_RELS),
+        (crate::zipkit::WORKBOOK, workbook),
+        ("xl/_rels/workbook.xml.rels", rels),
+        ("xl/worksheets/sheet1.xml", &first),
+        ("xl/worksheets/sheet2.xml", &second),
+    ]);
+    let err = |opts: OpenOptions| {
+        let e = Workbook::from_bytes(zip.clone(), &opts).err().unwrap();
+        (e.sheet().map(str::to_string), e.to_string())
+    };
+    let serial = err(OpenOptions::new().parallel(false));
+    assert_eq!(serial.0.as_deref(), Some("First"), "{serial:?}");
+    for threads in [1, 2, 3] {
+        assert_eq!(
+            err(OpenOptions::new().threads(threads)),
+            serial,
+            "threads {threads}"
+        );
+    }
+}
