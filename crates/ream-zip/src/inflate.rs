@@ -142,11 +142,7 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
                 Err(DecompressionError::InsufficientSpace) => {
                     Some(size_mismatch(e, &format!("more than {n}")))
                 }
-                Err(DecompressionError::BadData) => Some(entry_error(
-                    e,
-                    ErrorKind::Malformed,
-                    "bad deflate data".to_string(),
-                )),
+                Err(DecompressionError::BadData) => Some(bad_data(e, raw)),
             };
             if let Some(err) = fail {
                 out.clear();
@@ -168,6 +164,22 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
         return Err(err);
     }
     Ok(())
+}
+
+/// The error for deflate data libdeflate refused: the streaming reader's
+/// error for the same bytes, so that a one-shot read and a stream of one
+/// entry fail alike, and with its detail ("invalid stored block lengths",
+/// "truncated deflate data after N bytes") where libdeflate says only
+/// "bad data" (fuzz finding: the serial and the chunked open of a sheet
+/// named the same fault in two ways). Runs only on this error path, over
+/// one entry, in constant memory.
+fn bad_data(e: &Entry, raw: &[u8]) -> Error {
+    let mut reader = EntryReader::new(e, Raw::Borrowed(raw));
+    match io::copy(&mut reader, &mut io::sink()) {
+        Err(err) => Error::from_io(err),
+        // The streaming inflater took the data: keep libdeflate's verdict.
+        Ok(_) => entry_error(e, ErrorKind::Malformed, "bad deflate data".to_string()),
+    }
 }
 
 /// Streaming inflate of one entry; implements [`std::io::Read`].
