@@ -16,7 +16,9 @@
 mod scan;
 mod text;
 
-pub use scan::{Attrs, QualifiedAttrs, Tag, TagKind, local_name, next_tag, skip_element};
+pub use scan::{
+    Attrs, QualifiedAttrs, Tag, TagKind, find_tag_end, local_name, next_tag, skip_element,
+};
 pub use text::{trim_xml_ws, unescape_into, unescape_len_hint};
 
 /// A scanning error: a static description and the byte offset (relative to

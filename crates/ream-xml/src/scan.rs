@@ -64,9 +64,10 @@ fn is_name_end(b: u8) -> bool {
 }
 
 /// Finds the `>` closing a tag whose attributes start at `from`, skipping
-/// quoted attribute values (which may contain `>`).
+/// quoted attribute values (which may contain `>`); `None` when the tag
+/// is not closed in `buf`.
 #[inline]
-fn find_tag_end(buf: &[u8], from: usize) -> Option<usize> {
+pub fn find_tag_end(buf: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
     loop {
         let rest = buf.get(i..)?;

@@ -166,19 +166,7 @@ fn fast_row_tag(buf: &[u8], pos: usize) -> Option<Tag<'_>> {
     let name_end = pos + ROW.len();
     let gt = match buf.get(name_end)? {
         b'>' => name_end,
-        b' ' => {
-            // Attributes: the first `>` outside quotes.
-            let mut i = name_end;
-            loop {
-                let j = memchr::memchr3(b'>', b'"', b'\'', buf.get(i..)?)?;
-                let at = i + j;
-                let q = *buf.get(at)?;
-                if q == b'>' {
-                    break at;
-                }
-                i = at + 1 + memchr::memchr(q, buf.get(at + 1..)?)? + 1;
-            }
-        }
+        b' ' => ream_xml::find_tag_end(buf, name_end)?,
         _ => return None,
     };
     let empty = gt > name_end && buf.get(gt - 1) == Some(&b'/');

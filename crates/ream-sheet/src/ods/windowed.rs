@@ -190,12 +190,8 @@ impl Reader<'_> {
         let mut out = empty_table(0);
         loop {
             let eof = self.w.eof;
+            let end = self.block_end(pos);
             let data = self.w.data();
-            let end = if eof {
-                Some(data.len())
-            } else {
-                cut(data, pos, &self.row_start, &self.table_end)
-            };
             if let Some(end) = end {
                 let part = data.get(..end)?;
                 match parse_block_into(part, pos, cfg(self.count), &mut carry, &mut out, !eof) {
@@ -253,14 +249,9 @@ impl Reader<'_> {
         self.file(back, key, &mut stitcher, pool);
         loop {
             let next_table = self.table_after(own_start);
-            let eof = self.w.eof;
             let base = self.w.base;
+            let cut_at = self.block_end(pos);
             let data = self.w.data();
-            let cut_at = if eof {
-                Some(data.len())
-            } else {
-                cut(data, pos, &self.row_start, &self.table_end)
-            };
             let end_near = |e: usize| e == data.len() || next_table.is_some();
             // Nothing went out yet, so `pos` is still the table's start.
             let whole_to = match next_table {
@@ -278,18 +269,7 @@ impl Reader<'_> {
                         .map(|(p, end)| Got::Done(Box::new(p), end));
                 }
                 (_, Some(upto)) => {
-                    let mut bytes = pool.buffer();
-                    bytes.extend_from_slice(data.get(pos..upto)?);
-                    let c = cfg(self.count);
-                    pool.submit(Job {
-                        table: key,
-                        seq: 0,
-                        bytes,
-                        first: true,
-                        tables: c.tables,
-                        depth_left: c.depth_left,
-                        budget,
-                    });
+                    self.send(pool, cfg, (key, 0), pos..upto, budget)?;
                     self.sent += 1;
                     return Some(Got::Sent(upto));
                 }
@@ -310,18 +290,7 @@ impl Reader<'_> {
                     return Some(Got::Done(Box::new(stitcher.finish(n)?), end_at));
                 }
                 (Some(e), _) if e.saturating_sub(pos) >= target => {
-                    let mut bytes = pool.buffer();
-                    bytes.extend_from_slice(data.get(pos..e)?);
-                    let c = cfg(self.count);
-                    pool.submit(Job {
-                        table: key,
-                        seq,
-                        bytes,
-                        first: seq == 0,
-                        tables: c.tables,
-                        depth_left: c.depth_left,
-                        budget: Arc::clone(&budget),
-                    });
+                    self.send(pool, cfg, (key, seq), pos..e, Arc::clone(&budget))?;
                     seq += 1;
                     self.chunks += 1;
                     pos = e;
@@ -363,6 +332,43 @@ impl Reader<'_> {
         for (table, p) in done {
             *slots.get_mut(table)? = Some(p?);
         }
+        Some(())
+    }
+
+    /// Where the block from `pos` may end (see `stream::cut`); the whole
+    /// window at the end of the part.
+    fn block_end(&self, pos: usize) -> Option<usize> {
+        let data = self.w.data();
+        if self.w.eof {
+            Some(data.len())
+        } else {
+            cut(data, pos, &self.row_start, &self.table_end)
+        }
+    }
+
+    /// Copies `range` of the window into a chunk (`at`: table key and
+    /// position; position 0 starts at the table's start tag) and queues
+    /// it on `pool` with the repeat budget of the tables counted so far.
+    fn send<'l>(
+        &self,
+        pool: &Pool<'_>,
+        cfg: &dyn Fn(u64) -> TableCfg<'l>,
+        (table, seq): (usize, usize),
+        range: std::ops::Range<usize>,
+        budget: Arc<AtomicU64>,
+    ) -> Option<()> {
+        let mut bytes = pool.buffer();
+        bytes.extend_from_slice(self.w.data().get(range)?);
+        let c = cfg(self.count);
+        pool.submit(Job {
+            table,
+            seq,
+            bytes,
+            first: seq == 0,
+            tables: c.tables,
+            depth_left: c.depth_left,
+            budget,
+        });
         Some(())
     }
 
