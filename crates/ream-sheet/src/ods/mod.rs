@@ -60,6 +60,7 @@ mod lazy;
 mod names;
 mod progressive;
 mod split;
+mod starts;
 mod stream;
 mod table;
 mod text;

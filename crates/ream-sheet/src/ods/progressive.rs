@@ -46,7 +46,7 @@ pub(super) const MIN_CHUNKS: u64 = 2;
 const STEP: usize = 1 << 20;
 /// Bytes faulted in at a time ahead of the inflater.
 const PREFAULT: usize = 8 << 20;
-const TABLE: &[u8] = b"<table:table";
+const TABLE: &[u8] = super::starts::NEEDLE;
 const ROW: &[u8] = b"<table:table-row";
 
 /// The planner's candidate table starts, and per candidate one job with
@@ -138,17 +138,9 @@ impl Planner {
         // New candidates: a match is taken once the byte after it is
         // filled; the search resumes where a match could still straddle.
         let from = self.scan.min(w);
-        let hay = buf.get(from..).unwrap_or_default();
+        let hay = buf.get(from..w.min(buf.len())).unwrap_or_default();
         let mut found = Vec::new();
-        for i in memmem::find_iter(hay, TABLE) {
-            let at = from + i;
-            if at + TABLE.len() >= w {
-                break;
-            }
-            if ends_name(buf.get(at + TABLE.len())) {
-                found.push(at);
-            }
-        }
+        super::starts::each_table_start(hay, |i| found.push(from + i));
         self.scan = if eof {
             w
         } else {

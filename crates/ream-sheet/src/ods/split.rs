@@ -3,7 +3,7 @@
 //! * [`read_prelude`] walks the document up to `<office:spreadsheet>`,
 //!   collecting the automatic table styles that hide a sheet
 //!   (`table:display="false"`); a DTD is refused here, before any work.
-//! * [`table_starts`] finds every `<table:table` start tag with `memmem`:
+//! * [`table_starts`] finds every `<table:table` start tag (`starts.rs`):
 //!   these are the candidate sheets handed to the pool.
 //! * The outline walk in `mod.rs` then visits the top level of the
 //!   spreadsheet in order: a candidate found there is a sheet, a candidate
@@ -11,9 +11,8 @@
 //!   dropped, and a table the byte search missed (a different namespace
 //!   prefix) is parsed on the spot.
 
-use super::xml::{attr, attr_string, ends_name, shift, xml_err};
+use super::xml::{attr, attr_string, shift, xml_err};
 use crate::error::{Error, ErrorKind, Result};
-use memchr::memmem;
 use ream_xml::{TagKind, next_tag, skip_element};
 
 /// What the walk up to the spreadsheet element found.
@@ -126,12 +125,10 @@ fn read_table_styles(
 /// candidate sheets). Rejects `<table:table-row` and the like by the byte
 /// after the name.
 pub(crate) fn table_starts(buf: &[u8], from: usize) -> Vec<usize> {
-    const NEEDLE: &[u8] = b"<table:table";
     let hay = buf.get(from..).unwrap_or_default();
-    memmem::find_iter(hay, NEEDLE)
-        .map(|i| from + i)
-        .filter(|&at| ends_name(buf.get(at + NEEDLE.len())))
-        .collect()
+    let mut starts = Vec::new();
+    super::starts::each_table_start(hay, |i| starts.push(from + i));
+    starts
 }
 
 #[cfg(test)]

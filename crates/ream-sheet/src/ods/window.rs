@@ -19,6 +19,10 @@ use ream_zip::{Archive, Entry};
 /// Largest block size.
 const MAX_BLOCK: usize = 4 << 20;
 
+/// Largest block when the thread that inflates also parses (see
+/// [`Window::cache_sized`]).
+pub(super) const CACHE_BLOCK: usize = 512 << 10;
+
 /// Inflated bytes of `content.xml` from offset [`base`](Self::base) on.
 /// Holds a shared handle on the file's bytes, not a borrow, so a window
 /// can be kept between reads (`stream.rs` caches one).
@@ -31,6 +35,7 @@ pub(super) struct Window {
     /// The part has been read to its end.
     pub eof: bool,
     block: usize,
+    max_block: usize,
     checked: bool,
     /// Seconds spent waiting for inflated bytes (inflating, when direct).
     pub inflate_s: f64,
@@ -55,9 +60,26 @@ impl Window {
             base: 0,
             eof: false,
             block: first_block.clamp(1, MAX_BLOCK),
+            max_block: MAX_BLOCK,
             checked: false,
             inflate_s: 0.0,
         })
+    }
+
+    /// Caps blocks at [`CACHE_BLOCK`], for a reader that parses each
+    /// block on the thread that just inflated it: the block is then still
+    /// in that core's cache (L2 is 1 MiB a core on our VM). seed.ods on
+    /// one thread: 16-21 ms against 19-27 ms with 4 MiB blocks, giant.ods
+    /// unchanged.
+    pub fn cache_sized(mut self) -> Window {
+        self.max_block = CACHE_BLOCK;
+        self.block = self.block.min(CACHE_BLOCK);
+        self
+    }
+
+    /// Lets blocks grow to 4 MiB again (after [`cache_sized`](Self::cache_sized)).
+    pub fn full_sized(&mut self) {
+        self.max_block = MAX_BLOCK;
     }
 
     /// The bytes in the window.
@@ -89,7 +111,7 @@ impl Window {
         if !more? {
             self.eof = true;
         }
-        self.block = (self.block * 2).min(MAX_BLOCK);
+        self.block = (self.block * 2).min(self.max_block);
         if !self.checked {
             self.checked = true;
             if crate::encoding::is_utf16(self.data()) {

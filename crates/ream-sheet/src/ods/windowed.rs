@@ -39,12 +39,12 @@ use super::chunk_pool::{Done, Job, Pool};
 use super::chunks::Stitcher;
 use super::names::{RawName, read_named_expressions};
 use super::split::read_prelude;
+use super::starts::{NEEDLE, each_table_start};
 use super::stream::{ROW_START, TABLE_END, cut};
 use super::table::{
     Carry, ParsedTable, Partial, TableCfg, empty_table, finish_table, parse_block_into, parse_chunk,
 };
 use super::window::Window;
-use super::xml::ends_name;
 use crate::options::Limits;
 use memchr::memmem;
 use ream_xml::{TagKind, next_tag, skip_element};
@@ -67,9 +67,6 @@ const MAX_SPAN: usize = 64 << 20;
 
 /// Smallest table sent whole to the helper (two threads).
 const SEND_MIN: usize = 64 << 10;
-
-/// Start of a table element, as counted by `split::table_starts`.
-const NEEDLE: &[u8] = b"<table:table";
 
 /// What the windowed read produced.
 pub(super) struct Windowed {
@@ -99,7 +96,6 @@ struct Reader<'p> {
     count: u64,
     /// Absolute offset up to which candidates were counted.
     scanned: u64,
-    needle: memmem::Finder<'static>,
     row_start: memmem::FinderRev<'static>,
     table_end: memmem::Finder<'static>,
     /// Two threads: the helper parsing row chunks, and the chunk size.
@@ -135,18 +131,16 @@ impl Reader<'_> {
             return;
         }
         let hay = data.get(from..).unwrap_or_default();
-        for i in self.needle.find_iter(hay) {
+        let keep = self.pool.is_some();
+        each_table_start(hay, |i| {
             let at = from + i;
-            if at >= limit {
-                break;
-            }
-            if ends_name(data.get(at + NEEDLE.len())) {
+            if at < limit {
                 self.count += 1;
-                if self.pool.is_some() {
+                if keep {
                     self.starts.push_back(base + at as u64);
                 }
             }
-        }
+        });
         self.scanned = base + limit as u64;
     }
 
@@ -291,6 +285,7 @@ impl Reader<'_> {
                 }
                 (Some(e), _) if e.saturating_sub(pos) >= target => {
                     self.send(pool, cfg, (key, seq), pos..e, Arc::clone(&budget))?;
+                    self.w.full_sized();
                     seq += 1;
                     self.chunks += 1;
                     pos = e;
@@ -421,8 +416,11 @@ pub(super) fn read(
     chunk_bytes: usize,
 ) -> Option<Windowed> {
     let t0 = Instant::now();
-    if threads > 1 {
-        let w = Window::new(archive, entry, first_block, false).ok()?;
+    let mode = std::env::var("ODSMODE").unwrap_or_default();
+    if threads > 1 && mode != "piped" && mode != "serial" {
+        let w = Window::new(archive, entry, first_block, false)
+            .ok()?
+            .cache_sized();
         let pool = Pool::new(limits);
         let res = std::thread::scope(|s| {
             let helper = std::thread::Builder::new()
@@ -444,8 +442,11 @@ pub(super) fn read(
         // the helper), which gives up only where the serial read would.
         archive.refund(entry);
     }
-    let piped = threads > 1;
-    let w = Window::new(archive, entry, first_block, piped).ok()?;
+    let piped = threads > 1 && mode != "serial";
+    let mut w = Window::new(archive, entry, first_block, piped).ok()?;
+    if !piped {
+        w = w.cache_sized();
+    }
     let res = read_from(w, limits, t0, if piped { 2 } else { 1 }, None);
     if res.is_none() {
         archive.refund(entry);
@@ -480,7 +481,6 @@ fn read_from<'p>(
         w,
         count: 0,
         scanned: prelude.body as u64,
-        needle: memmem::Finder::new(NEEDLE),
         row_start: memmem::FinderRev::new(ROW_START),
         table_end: memmem::Finder::new(TABLE_END),
         pool,
