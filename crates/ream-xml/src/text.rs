@@ -27,7 +27,14 @@ pub fn unescape_len_hint(raw: &[u8]) -> usize {
 /// is one `memchr2` and one copy.
 #[inline]
 pub fn unescape_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), XmlError> {
-    let Some(first) = memchr2(b'&', b'\r', raw) else {
+    // Short text (most cell strings) is searched byte by byte: `memchr2`'s
+    // call and setup cost more than a 16-byte loop.
+    let first = if raw.len() <= 16 {
+        raw.iter().position(|&c| c == b'&' || c == b'\r')
+    } else {
+        memchr2(b'&', b'\r', raw)
+    };
+    let Some(first) = first else {
         out.extend_from_slice(raw);
         return Ok(());
     };

@@ -170,6 +170,7 @@ fn apply_known<'a>(a: &mut CellAttrs<'a>, field: Known, v: &'a [u8]) {
 }
 
 /// `office:value-type`'s value.
+#[inline]
 fn value_type(v: &[u8]) -> ValueType {
     match v {
         b"float" | b"percentage" | b"currency" => ValueType::Number,
@@ -608,16 +609,21 @@ impl<'a> TableParser<'a> {
         if piece.is_empty() {
             return Ok(None);
         }
-        let text = std::str::from_utf8(piece).map_err(|e| {
-            Error::malformed(format!(
-                "invalid UTF-8 in cell text at byte {} of the string",
-                e.valid_up_to()
-            ))
-            .at_offset(at as u64)
-        })?;
+        // ASCII (most cell text) is UTF-8 without the validator's setup.
+        let text = if piece.is_ascii() {
+            None
+        } else {
+            Some(std::str::from_utf8(piece).map_err(|e| {
+                Error::malformed(format!(
+                    "invalid UTF-8 in cell text at byte {} of the string",
+                    e.valid_up_to()
+                ))
+                .at_offset(at as u64)
+            })?)
+        };
         let max = self.limits.max_string_chars;
-        if text.len() > max {
-            let chars = text.chars().count();
+        if piece.len() > max {
+            let chars = text.map_or(piece.len(), |t| t.chars().count());
             if chars > max {
                 return Err(Error::limit(format!(
                     "string of {chars} characters exceeds the limit of {max}"
