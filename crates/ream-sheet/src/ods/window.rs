@@ -5,8 +5,9 @@
 //! [`Window::advance`] drops what the caller is done with and reads on.
 //! Blocks start at `first_block` (64 KiB by default,
 //! [`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
-//! double up to 4 MiB, so a request for the first rows of the first sheet
-//! inflates little. With several threads allowed the bytes are inflated
+//! double up to 4 MiB (512 KiB when the inflating thread also parses, see
+//! [`Window::cache_sized`]), so a request for the first rows of the first
+//! sheet inflates little. With several threads allowed the bytes are inflated
 //! ahead on a helper thread ([`Inflow`]). A UTF-16 part (legal,
 //! rare; the scanners read UTF-8) is read whole and transcoded on the
 //! first fill, as the loaded open does: memory is then the part's size.
