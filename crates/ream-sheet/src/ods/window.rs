@@ -14,15 +14,11 @@
 
 use super::PART;
 use crate::error::{Error, Result};
-use crate::inflow::Inflow;
+use crate::inflow::{CACHE_BLOCK, Inflow};
 use ream_zip::{Archive, Entry};
 
 /// Largest block size.
 const MAX_BLOCK: usize = 4 << 20;
-
-/// Largest block when the thread that inflates also parses (see
-/// [`Window::cache_sized`]).
-pub(super) const CACHE_BLOCK: usize = 512 << 10;
 
 /// Inflated bytes of `content.xml` from offset [`base`](Self::base) on.
 /// Holds a shared handle on the file's bytes, not a borrow, so a window
