@@ -514,3 +514,34 @@ fn sheet_needed_named_stops_the_listing_at_that_sheet() {
         }
     }
 }
+
+/// A `<` inside an attribute value is not XML, and the two reads may see
+/// it differently (fuzz finding 17): the loaded walk reads the value
+/// leniently, the listing pass skips the row to the `</table:table-row>`
+/// inside the value and meets the cell's end tag at table level. Neither
+/// may fail badly: the loaded open succeeds, the lazy open (listing) or
+/// its stream reports a malformed end tag with its byte offset.
+#[test]
+fn a_lt_inside_an_attribute_value_fails_the_listing_cleanly() {
+    let rows = format!(
+        r#"<table:table-row>{}</table:table-row><table:table-row><table:table-cell office:value-type="float</table:table-row>"><text:p>-1</text:p></table:table-cell></table:table-row>"#,
+        float("1")
+    );
+    let bytes = package(&content("", &table("A", &rows)));
+    let whole = loaded(&bytes).expect("the loaded open reads the value leniently");
+    assert_eq!(whole.0, vec!["A Visible".to_string()]);
+    for piped in [false, true] {
+        let got = streamed_with(&bytes, 61, piped);
+        let message = match got {
+            Err(e) => e,
+            Ok((_, _, rows)) => rows
+                .into_iter()
+                .find_map(Result::err)
+                .expect("the listing or the stream reports the stray end tag"),
+        };
+        assert!(
+            message.starts_with("Malformed mismatched end tag") && message.contains("offset=Some("),
+            "{message}"
+        );
+    }
+}
