@@ -136,7 +136,7 @@ mod simd {
                 & _mm_movemask_epi8(_mm_cmpeq_epi8(b, e))
                 & !_mm_movemask_epi8(_mm_cmpeq_epi8(c, dash));
             if m != 0 {
-                report(hay, i, m as u32 & 0xFFFF, found);
+                report(hay, i, m as u32, found);
             }
             i += 16;
         }

@@ -72,10 +72,7 @@ impl<'w> OdsRows<'w> {
         let cached = layout.take_window().filter(|w| w.base <= start);
         let mut window = match cached {
             Some(w) => w,
-            None => {
-                let w = Window::new(&layout.archive, &layout.entry, first_block, layout.piped)?;
-                if layout.piped { w } else { w.cache_sized() }
-            }
+            None => Window::new(&layout.archive, &layout.entry, first_block, layout.piped)?,
         };
         window
             .seek(start)

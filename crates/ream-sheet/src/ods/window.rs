@@ -5,9 +5,12 @@
 //! [`Window::advance`] drops what the caller is done with and reads on.
 //! Blocks start at `first_block` (64 KiB by default,
 //! [`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
-//! double up to 4 MiB (512 KiB when the inflating thread also parses, see
-//! [`Window::cache_sized`]), so a request for the first rows of the first
-//! sheet inflates little. With several threads allowed the bytes are inflated
+//! double up to 4 MiB, or up to [`CACHE_BLOCK`] (512 KiB) when this
+//! thread inflates and so also parses each block: the block is then still
+//! in the core's cache (L2 is 1 MiB a core on our VM; seed.ods on one
+//! thread 16-21 ms against 19-27 ms with 4 MiB blocks, giant.ods
+//! unchanged). A request for the first rows of the first sheet inflates
+//! little. With several threads allowed the bytes are inflated
 //! ahead on a helper thread ([`Inflow`]). A UTF-16 part (legal,
 //! rare; the scanners read UTF-8) is read whole and transcoded on the
 //! first fill, as the loaded open does: memory is then the part's size.
@@ -56,25 +59,15 @@ impl Window {
             filled: 0,
             base: 0,
             eof: false,
-            block: first_block.clamp(1, MAX_BLOCK),
-            max_block: MAX_BLOCK,
+            block: first_block.clamp(1, if piped { MAX_BLOCK } else { CACHE_BLOCK }),
+            max_block: if piped { MAX_BLOCK } else { CACHE_BLOCK },
             checked: false,
             inflate_s: 0.0,
         })
     }
 
-    /// Caps blocks at [`CACHE_BLOCK`], for a reader that parses each
-    /// block on the thread that just inflated it: the block is then still
-    /// in that core's cache (L2 is 1 MiB a core on our VM). seed.ods on
-    /// one thread: 16-21 ms against 19-27 ms with 4 MiB blocks, giant.ods
-    /// unchanged.
-    pub fn cache_sized(mut self) -> Window {
-        self.max_block = CACHE_BLOCK;
-        self.block = self.block.min(CACHE_BLOCK);
-        self
-    }
-
-    /// Lets blocks grow to 4 MiB again (after [`cache_sized`](Self::cache_sized)).
+    /// Lets blocks grow to 4 MiB again on a window that inflates on this
+    /// thread (two-thread read: a table cut into row chunks for a helper).
     pub fn full_sized(&mut self) {
         self.max_block = MAX_BLOCK;
     }

@@ -420,9 +420,7 @@ pub(super) fn read(
 ) -> Option<Windowed> {
     let t0 = Instant::now();
     if threads > 1 {
-        let w = Window::new(archive, entry, first_block, false)
-            .ok()?
-            .cache_sized();
+        let w = Window::new(archive, entry, first_block, false).ok()?;
         let pool = Pool::new(limits);
         let res = std::thread::scope(|s| {
             let helper = std::thread::Builder::new()
@@ -445,10 +443,7 @@ pub(super) fn read(
         archive.refund(entry);
     }
     let piped = threads > 1;
-    let mut w = Window::new(archive, entry, first_block, piped).ok()?;
-    if !piped {
-        w = w.cache_sized();
-    }
+    let w = Window::new(archive, entry, first_block, piped).ok()?;
     let res = read_from(w, limits, t0, if piped { 2 } else { 1 }, None);
     if res.is_none() {
         archive.refund(entry);
