@@ -58,6 +58,7 @@ mod chunk_pool;
 mod chunks;
 mod lazy;
 mod names;
+mod plain;
 mod progressive;
 mod split;
 mod starts;
