@@ -702,13 +702,14 @@ impl<'a> SheetParser<'a> {
             .get(lt..)
             .and_then(|b| b.strip_prefix(b"<row r=\"".as_slice()))
         {
-            let n = rest
-                .iter()
-                .take(10)
-                .take_while(|b| b.is_ascii_digit())
-                .count();
+            // Up to ten digits read as they are found.
+            let (mut n, mut r) = (0usize, 0u64);
+            while let Some(&d @ b'0'..=b'9') = rest.get(n).filter(|_| n < 10) {
+                r = r * 10 + u64::from(d - b'0');
+                n += 1;
+            }
             if rest.get(n..n + 2) == Some(b"\">".as_slice())
-                && let Some(r) = rest.get(..n).and_then(parse_u32)
+                && let Ok(r) = u32::try_from(r)
                 && (1..=crate::refs::MAX_ROW + 1).contains(&r)
             {
                 self.mark_abs();
@@ -1007,7 +1008,7 @@ impl<'a> SheetParser<'a> {
     }
 
     /// Stores a decoded value (if any) with its plain formula text.
-    #[inline]
+    #[inline(always)]
     fn store_value(
         &mut self,
         decoded: Option<(u8, u8, u64)>,
