@@ -243,9 +243,15 @@ pub fn windowed() -> OpenOptions {
 
 /// [`windowed`] on two threads: the ODS window's big tables cut into 1 KiB
 /// row chunks (and tables of 64 KiB or more sent whole) for a helper
-/// thread.
+/// thread, whatever the part's size.
 pub fn windowed_two() -> OpenOptions {
-    windowed().parallel(true).threads(2)
+    windowed().parallel(true).threads(2).row_chunks_min(1)
+}
+
+/// [`windowed`] on two threads with the helper only inflating ahead (what
+/// parts under `row_chunks_min` chunks get).
+pub fn windowed_two_piped() -> OpenOptions {
+    windowed().parallel(true).threads(2).row_chunks_min(usize::MAX)
 }
 
 /// Options for a phase-A-only open whose streamed rows are read in tiny
@@ -385,7 +391,7 @@ pub fn check_workbook(data: &[u8]) -> Result<(), String> {
     }
     // The windowed ODS read, on one thread and on two, gives the
     // whole-part read's cells or error.
-    for opts in [windowed(), windowed_two()] {
+    for opts in [windowed(), windowed_two(), windowed_two_piped()] {
         check_windowed(data, &whole, &whole_cells, &opts)?;
     }
     check_lazy(data, &whole, &whole_cells)

@@ -62,9 +62,17 @@ pub struct OpenOptions {
     /// with one thread nothing is chunked. For ODS, a `content.xml` of at
     /// least 2 chunks is, with 3 threads or more, inflated and parsed at
     /// the same time in row chunks of this size; with 1 or 2 threads it
-    /// is read over a sliding window instead of whole (with 2, big tables
-    /// are cut into row chunks of this size for the second thread).
+    /// is read over a sliding window instead of whole (with 2, see
+    /// [`row_chunks_min`](OpenOptions::row_chunks_min)).
     pub chunk_bytes: usize,
+    /// ODS on two threads: the least number of chunks of
+    /// [`chunk_bytes`](OpenOptions::chunk_bytes) a `content.xml` must
+    /// hold for its big tables to be cut into row chunks parsed by the
+    /// second thread. Smaller parts are inflated ahead on the second
+    /// thread while the first parses, which was as fast or faster up to
+    /// 240 MB of XML (BENCHMARKS.md, session 9). Default 64 (256 MiB
+    /// with the default chunk size); results never depend on it.
+    pub row_chunks_min: usize,
     /// First block of a streaming read ([`Workbook::rows`](crate::Workbook::rows)),
     /// in bytes of XML. Default 64 KiB; each next block is twice as big,
     /// up to 4 MiB, so a request for a few rows inflates little while a
@@ -105,6 +113,7 @@ impl Default for OpenOptions {
             map_mode: MapMode::Map,
             load_cells: true,
             chunk_bytes: 4 << 20,
+            row_chunks_min: 64,
             stream_block: 64 << 10,
             sheets_needed: None,
             sheet_needed_named: None,
@@ -135,6 +144,11 @@ impl OpenOptions {
     /// Sets [`chunk_bytes`](OpenOptions::chunk_bytes) (at least 1 KiB).
     pub fn chunk_bytes(mut self, n: usize) -> OpenOptions {
         self.chunk_bytes = n.max(1 << 10);
+        self
+    }
+    /// Sets [`row_chunks_min`](OpenOptions::row_chunks_min) (at least 1).
+    pub fn row_chunks_min(mut self, n: usize) -> OpenOptions {
+        self.row_chunks_min = n.max(1);
         self
     }
     /// Sets [`sheets_needed`](OpenOptions::sheets_needed) (at least 1).

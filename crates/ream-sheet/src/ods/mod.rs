@@ -170,6 +170,7 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
                 opts.stream_block,
                 threads_all,
                 opts.chunk_bytes,
+                opts.row_chunks_min,
             )
         {
             return Ok(from_windowed(win, warnings, opts, started));

@@ -36,6 +36,8 @@ fn defaults_are_documented_values() {
     let o = OpenOptions::default();
     assert_eq!((o.parallel, o.threads, o.load_cells), (true, 0, true));
     assert_eq!(o.chunk_bytes, 4 << 20);
+    assert_eq!(o.row_chunks_min, 64);
+    assert_eq!(OpenOptions::new().row_chunks_min(0).row_chunks_min, 1);
     assert_eq!(o.stream_block, 64 << 10);
     assert_eq!(OpenOptions::new().stream_block(0).stream_block, 1);
     // chunk_bytes is clamped to 1 KiB, not refused.

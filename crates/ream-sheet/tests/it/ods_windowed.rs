@@ -22,14 +22,16 @@ fn whole(bytes: &[u8], limits: Limits) -> Result<Vec<String>, String> {
 }
 
 /// The windowed read with a chunk size that puts every part over the size
-/// rule and first block `block`, on one thread and on two (inflating on
-/// the second), which must agree. Also says whether the window was used
-/// (it gives up on errors and odd input).
+/// rule and first block `block`, on one thread and on two (row chunks for
+/// the second, or the second only inflating ahead), which must agree.
+/// Also says whether the window was used (it gives up on errors and odd
+/// input).
 fn windowed(bytes: &[u8], limits: Limits, block: usize) -> (Result<Vec<String>, String>, bool) {
-    let read = |threads: usize| {
+    let read = |threads: usize, row_chunks_min: usize| {
         let opts = OpenOptions::new()
             .threads(threads)
             .chunk_bytes(64)
+            .row_chunks_min(row_chunks_min)
             .stream_block(block)
             .limits(limits);
         match Workbook::from_bytes(bytes.to_vec(), &opts) {
@@ -37,10 +39,12 @@ fn windowed(bytes: &[u8], limits: Limits, block: usize) -> (Result<Vec<String>, 
             Err(e) => (Err(e.to_string()), false),
         }
     };
-    let one = read(1);
-    let two = read(2);
-    same(&two.0, &one.0, "two threads against one");
-    assert_eq!(two.1, one.1, "window used on one thread and on two");
+    let one = read(1, 1);
+    for (row_chunks_min, how) in [(1, "row chunks"), (usize::MAX, "inflating ahead")] {
+        let two = read(2, row_chunks_min);
+        same(&two.0, &one.0, &format!("two threads ({how}) against one"));
+        assert_eq!(two.1, one.1, "window used on one thread and on two ({how})");
+    }
     one
 }
 
@@ -329,6 +333,7 @@ fn two_threads_parse_row_chunks_with_the_whole_read_result() {
                 let opts = OpenOptions::new()
                     .threads(2)
                     .chunk_bytes(chunk)
+                    .row_chunks_min(1)
                     .stream_block(block);
                 let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
                 let ctx = format!("chunked {chunked}, chunk {chunk}, first block {block}");
