@@ -691,6 +691,16 @@ impl<'a> SheetParser<'a> {
         }
     }
 
+    /// Starts row `r` (1-based, checked against the grid) given by its
+    /// `r` attribute.
+    #[inline]
+    fn enter_row(&mut self, r: u32) {
+        self.mark_abs();
+        self.row = r - 1;
+        self.next_row = r;
+        self.next_col = 0;
+    }
+
     /// Parses an unprefixed `<row ...>` start tag. The common
     /// `<row r="N">` (optionally with more attributes and no `hidden`) is
     /// read with a byte loop; anything else goes through [`Self::row_start`].
@@ -712,10 +722,7 @@ impl<'a> SheetParser<'a> {
                 && let Ok(r) = u32::try_from(r)
                 && (1..=crate::refs::MAX_ROW + 1).contains(&r)
             {
-                self.mark_abs();
-                self.row = r - 1;
-                self.next_row = r;
-                self.next_col = 0;
+                self.enter_row(r);
                 return Ok(Some(lt + 8 + n + 2));
             }
         }
@@ -743,10 +750,7 @@ impl<'a> SheetParser<'a> {
                 && digits.get(n) == Some(&b'"')
                 && (1..=crate::refs::MAX_ROW + 1).contains(&r)
             {
-                self.mark_abs();
-                self.row = r - 1;
-                self.next_row = r;
-                self.next_col = 0;
+                self.enter_row(r);
                 return Ok(Some(gt + 1));
             }
         }

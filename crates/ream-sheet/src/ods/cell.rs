@@ -346,6 +346,14 @@ pub(super) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
     memchr::memchr2(a, b, rest).map(|k| k + SHORT)
 }
 
+/// Short text (16 bytes at most) without `&` or CR, which is its own
+/// decoded form: most cell strings, copied as they are without the call
+/// into the general unescape.
+#[inline]
+pub(super) fn is_plain_short(text: &[u8]) -> bool {
+    text.len() <= 16 && !text.iter().any(|&c| c == b'&' || c == b'\r')
+}
+
 /// Where a cell's paragraphs go.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Sink {
@@ -523,9 +531,7 @@ impl<'a> TableParser<'a> {
             Sink::Scratch => Some(&mut self.scratch),
         };
         if let Some(out) = out {
-            // Short text without `&` or CR (most cell strings) is copied
-            // as it is, without the call into the general unescape.
-            if text.len() <= 16 && !text.iter().any(|&c| c == b'&' || c == b'\r') {
+            if is_plain_short(text) {
                 out.extend_from_slice(text);
             } else {
                 ream_xml::unescape_into(text, out).map_err(|e| xml_err(shift(e, text_at)))?;
