@@ -8,10 +8,16 @@
 
 use crate::refs::{MAX_COL, MAX_ROW};
 
-/// Parses a decimal u32 (no sign, no spaces).
+/// Parses a decimal u32 (no sign, no spaces; leading zeros allowed, as
+/// `str::parse` allows them: a shared-string index `00000000000` is 0).
 #[inline]
 pub(crate) fn parse_u32(b: &[u8]) -> Option<u32> {
-    if b.is_empty() || b.len() > 10 {
+    if b.is_empty() {
+        return None;
+    }
+    let zeros = b.iter().take_while(|&&c| c == b'0').count();
+    let b = b.get(zeros.min(b.len() - 1)..)?;
+    if b.len() > 10 {
         return None;
     }
     let mut v: u64 = 0;
@@ -79,6 +85,98 @@ pub(crate) fn parse_number(b: &[u8]) -> Option<f64> {
     let v: f64 = fast_float2::parse(b).ok()?;
     // NaN and infinities are not numbers a cell can hold.
     v.is_finite().then_some(v)
+}
+
+/// `10^n` for `n` in `0..=8` (the digit counts [`digits8`] returns).
+const POW10_U64: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// Reads the leading decimal digits of eight bytes at once: returns their
+/// value and count (0 to 8). SWAR instead of a byte loop: a byte loop costs
+/// about seven instructions a digit (test, multiply-add, count, bounds),
+/// this about twenty for up to eight digits (callgrind, giant.xlsx).
+#[inline(always)]
+fn digits8(bytes: [u8; 8]) -> (u64, usize) {
+    let x = u64::from_le_bytes(bytes);
+    // Each byte minus '0': a digit becomes 0..=9; a byte below '0' wraps
+    // to >= 0xd0 (high bit set), one above '9' becomes >= 10, which the
+    // `+ 0x76` pushes to >= 0x80. Borrows and carries only move upwards,
+    // i.e. past the first non-digit, so the lowest flagged byte is exact.
+    let sub = x.wrapping_sub(0x3030_3030_3030_3030);
+    let flags = (sub | sub.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+    let n = (flags.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // Keep the n digits, most significant first in the low byte, as the
+    // top n bytes (the bytes below become leading zeros), then combine
+    // pairs, quads and halves with one multiply each.
+    let v = sub << (8 * (8 - n));
+    let v = (v.wrapping_mul(10 * 256 + 1) >> 8) & 0x00ff_00ff_00ff_00ff;
+    let v = (v.wrapping_mul(100 * 65_536 + 1) >> 16) & 0x0000_ffff_0000_ffff;
+    let v = v.wrapping_mul(10_000 * (1 << 32) + 1) >> 32;
+    (v, n)
+}
+
+/// Whether every byte of `text` is printable ASCII (0x20..=0x7e) other
+/// than `&` and `_`: text that needs no entity or `_xHHHH_` decoding and
+/// is valid UTF-8 as it is. Eight bytes a test (a byte loop costs about
+/// six instructions a byte; formulas and `t="str"` values are mostly 5 to
+/// 20 bytes).
+#[inline]
+pub(crate) fn is_plain_ascii(text: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// No byte below 0x20, above 0x7e, `&` or `_` (each test is exact
+    /// about whether some byte matches, which is all that is asked).
+    fn plain8(x: u64) -> bool {
+        let below = x.wrapping_sub(ONES * 0x20) & !x;
+        let above = x.wrapping_add(ONES) | x;
+        let amp = x ^ (ONES * u64::from(b'&'));
+        let und = x ^ (ONES * u64::from(b'_'));
+        let zero = (amp.wrapping_sub(ONES) & !amp) | (und.wrapping_sub(ONES) & !und);
+        (below | above | zero) & HIGH == 0
+    }
+    let n = text.len();
+    let word = |at: usize| {
+        text.get(at..at + 8)
+            .and_then(|c| <[u8; 8]>::try_from(c).ok())
+            .map(u64::from_le_bytes)
+    };
+    let half = |at: usize| {
+        text.get(at..at + 4)
+            .and_then(|c| <[u8; 4]>::try_from(c).ok())
+            .map(|b| u64::from(u32::from_le_bytes(b)))
+    };
+    if n >= 8 {
+        // Whole words, then the last eight bytes (overlapping).
+        let mut at = 0;
+        while at + 8 <= n {
+            if !word(at).is_some_and(plain8) {
+                return false;
+            }
+            at += 8;
+        }
+        at == n || word(n - 8).is_some_and(plain8)
+    } else if n >= 4 {
+        // The first and the last four bytes (overlapping) as one word.
+        match (half(0), half(n - 4)) {
+            (Some(a), Some(b)) => plain8(a | (b << 32)),
+            _ => false,
+        }
+    } else {
+        text.iter()
+            .all(|&b| (0x20..0x7f).contains(&b) && b != b'&' && b != b'_')
+    }
 }
 
 /// Where a cell's start tag lies.
@@ -321,14 +419,23 @@ pub(crate) fn fast_cell(buf: &[u8], lt: usize) -> Option<FastCell> {
     let mut t = b'n';
     if w.get(i..i + 4)? == b" t=\"" {
         i += 4;
-        // One-letter types (`s`, `b`, `e`, `n`) without the call into
-        // `memchr` (one cell in four on seed.xlsx is `t="s"`).
-        let q = match w.get(i..i + 2)? {
-            [c, b'"'] if *c != b'"' => 1,
-            _ => memchr::memchr(b'"', w.get(i..(i + 12).min(w.len()))?)?,
+        // One-letter types (`s`, `b`, `e`, `n`, `d`) without the calls into
+        // `memchr` and `type_code` (one cell in four on seed.xlsx is `t="s"`).
+        t = match w.get(i..i + 2)? {
+            [c, b'"'] if *c != b'"' => {
+                i += 2;
+                match c {
+                    b'n' | b's' | b'b' | b'e' | b'd' => *c,
+                    _ => b'?',
+                }
+            }
+            _ => {
+                let q = memchr::memchr(b'"', w.get(i..(i + 12).min(w.len()))?)?;
+                let t = type_code(w.get(i..i + q)?);
+                i += q + 1;
+                t
+            }
         };
-        t = type_code(w.get(i..i + q)?);
-        i += q + 1;
     }
     if *w.get(i)? != b'>' {
         return None;
@@ -358,6 +465,19 @@ pub(crate) fn fast_cell(buf: &[u8], lt: usize) -> Option<FastCell> {
     let mut frac: Option<usize> = None;
     let mut plain = true;
     loop {
+        // Eight digits at a time while the value stays within 16 digits
+        // (the byte loop below caps the mantissa at the first 16).
+        if n_digits <= 8
+            && let Some(chunk) = w.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok())
+        {
+            let (v, n) = digits8(chunk);
+            m = m * POW10_U64.get(n).copied().unwrap_or(1) + v;
+            n_digits += n;
+            i += n;
+            if n == 8 {
+                continue;
+            }
+        }
         let b = *w.get(i)?;
         match b {
             b'0'..=b'9' => {
@@ -437,7 +557,75 @@ mod number_tests {
         }
     }
 
+    /// The leading digits of `b` read one byte at a time.
+    fn naive_digits(b: [u8; 8]) -> (u64, usize) {
+        let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        let v = b[..n]
+            .iter()
+            .fold(0u64, |v, &c| v * 10 + u64::from(c - b'0'));
+        (v, n)
+    }
+
+    #[test]
+    fn parse_u32_takes_leading_zeros() {
+        use super::parse_u32;
+        assert_eq!(parse_u32(b"00000000000"), Some(0));
+        assert_eq!(parse_u32(b"0000000000000000000042"), Some(42));
+        assert_eq!(parse_u32(b"04294967295"), Some(u32::MAX));
+        assert_eq!(parse_u32(b"4294967296"), None);
+        assert_eq!(parse_u32(b"0x1"), None);
+        assert_eq!(parse_u32(b""), None);
+    }
+
+    #[test]
+    fn digits8_edges() {
+        for s in [
+            *b"00000000",
+            *b"99999999",
+            *b"12345678",
+            *b"1234567<",
+            *b"7<\0\0\0\0\0\0",
+            *b"<1234567",
+            *b"/1234567",
+            *b":1234567",
+            *b"12/45678",
+            *b"12:45678",
+            *b"9\xff999999",
+            *b"9\x00999999",
+            *b"0.5</v><",
+            *b"42103.64",
+            *b"\xb0\xb9\x30\x3a1234",
+        ] {
+            assert_eq!(super::digits8(s), naive_digits(s), "{s:?}");
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn plain_ascii_test_reads_as_the_byte_loop(
+            mut text in proptest::collection::vec(0x20u8..0x7f, 0..40),
+            odd in proptest::option::of((0usize..40, proptest::prop_oneof![
+                proptest::num::u8::ANY,
+                proptest::sample::select(vec![b'&', b'_', 0x1f, 0x7f, 0x80, 0xff, b'%', b'^', b'`'])
+            ])),
+        ) {
+            if let Some((at, b)) = odd {
+                let at = at.min(text.len());
+                text.insert(at, b);
+            }
+            let naive = text.iter().all(|&b| (0x20..0x7f).contains(&b) && b != b'&' && b != b'_');
+            proptest::prop_assert_eq!(super::is_plain_ascii(&text), naive);
+        }
+
+        #[test]
+        fn digits8_reads_as_the_byte_loop(
+            b in proptest::array::uniform8(proptest::prop_oneof![
+                b'0'..=b'9', proptest::num::u8::ANY, proptest::sample::select(vec![b'/', b':', b'.', b'<', 0xb0, 0xb9])
+            ])
+        ) {
+            proptest::prop_assert_eq!(super::digits8(b), naive_digits(b));
+        }
+
         #[test]
         fn agrees_with_std(m in 0u64..1_000_000_000_000_000, k in 0usize..16, neg: bool) {
             let digits = m.to_string();

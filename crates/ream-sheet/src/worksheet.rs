@@ -854,6 +854,10 @@ impl<'a> SheetParser<'a> {
             (b's', Some(_)) if (fc.index as usize) < self.ctx.sst_len => {
                 Some((T_SST, 0, u64::from(fc.index)))
             }
+            // `0` or `1`, exactly as written.
+            (b'b', Some(v)) if fc.v.1 == fc.v.0 + 1 && (v == 0.0 || v == 1.0) => {
+                Some((T_BOOL, 0, u64::from(v == 1.0)))
+            }
             _ => self
                 .decode_value(fc.t, buf.get(fc.v.0..fc.v.1), None, fc.style)
                 .map_err(|e| e.at_cell(row, col).at_offset(at))?,
@@ -1335,10 +1339,7 @@ fn ends_with_end_tag(tail: &[u8]) -> bool {
 /// false (appending nothing) otherwise.
 #[inline]
 fn push_plain_ascii(arena: &mut Vec<u8>, text: &[u8]) -> bool {
-    let plain = text.len() <= 256
-        && text
-            .iter()
-            .all(|&b| (0x20..0x7f).contains(&b) && b != b'&' && b != b'_');
+    let plain = text.len() <= 256 && crate::cell_scan::is_plain_ascii(text);
     if plain {
         arena.extend_from_slice(text);
     }

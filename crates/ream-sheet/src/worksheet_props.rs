@@ -70,6 +70,8 @@ fn parse_blocks(xml: &[u8], cuts: &[usize]) -> Result<Out, String> {
 enum V {
     Num(String),
     Sst(u32),
+    /// A shared-string index written with leading zeros.
+    SstText(String),
     Bool(bool),
     Str(String),
     Err,
@@ -84,6 +86,11 @@ fn value() -> impl Strategy<Value = V> {
         any::<f64>()
             .prop_filter("finite", |f| f.is_finite())
             .prop_map(|f| V::Num(format!("{f:e}"))),
+        // Long digit runs (the eight-at-a-time digit reader, the 15- and
+        // 16-digit limits of the fast number and the mantissa cap).
+        "-?[0-9]{1,20}(\\.[0-9]{1,12})?".prop_map(V::Num),
+        (0usize..19, 0u32..50)
+            .prop_map(|(zeros, i)| V::SstText(format!("{}{i}", "0".repeat(zeros)))),
         (0u32..50).prop_map(V::Sst),
         any::<bool>().prop_map(V::Bool),
         "[a-z &<>\"]{0,12}".prop_map(V::Str),
@@ -104,6 +111,7 @@ fn cell(r: &str, v: &V, formula: Option<&str>, variant: bool) -> String {
     let (t, text) = match v {
         V::Num(s) => ("", s.clone()),
         V::Sst(i) => (" t=\"s\"", i.to_string()),
+        V::SstText(i) => (" t=\"s\"", i.clone()),
         V::Bool(b) => (" t=\"b\"", if *b { "1".into() } else { "0".into() }),
         V::Str(s) => (" t=\"str\"", esc(s)),
         V::Err => (" t=\"e\"", "#N/A".into()),
