@@ -6,13 +6,19 @@ const MIN_HUGE_BYTES: usize = 8 << 20;
 
 /// Asks the kernel to back the reserved capacity of `v` with transparent
 /// huge pages (`madvise(MADV_HUGEPAGE)`), so filling a big cell vector
-/// faults 2 MiB at a time instead of 4 KiB (measured on the 10 M-cell giant
-/// sheet: ~40 k fewer page faults). A hint only: it changes no content, does
+/// faults 2 MiB at a time instead of 4 KiB (~40 k fewer page faults on the
+/// 10 M-cell giant sheet), but only where such a fault never stalls: when
+/// the kernel's THP `defrag` mode is `defer` or `never`. Under `always`,
+/// `madvise` (the usual default) and `defer+madvise`, an advised fault
+/// compacts memory on the spot when no huge page is free; after another
+/// program had fragmented memory (a calamine run) that made a one-thread
+/// open of giant.xlsx take 1.02 s against 0.72 s with plain pages (medians
+/// of six, BENCHMARKS.md). A hint only: it changes no content, does
 /// nothing for vectors under 8 MiB, off Linux, or where THP is disabled,
 /// and ignores errors.
 pub fn advise_huge_pages<T>(v: &Vec<T>) {
     let bytes = v.capacity().saturating_mul(size_of::<T>());
-    if bytes < MIN_HUGE_BYTES {
+    if bytes < MIN_HUGE_BYTES || !huge_pages_never_stall() {
         return;
     }
     #[cfg(target_os = "linux")]
@@ -38,6 +44,25 @@ pub fn advise_huge_pages<T>(v: &Vec<T>) {
             )
         };
     }
+}
+
+/// Whether a huge-page fault in an advised region takes a free huge page
+/// or falls back to small pages without compacting memory first: the
+/// selected THP `defrag` mode is `defer` or `never` (read once).
+fn huge_pages_never_stall() -> bool {
+    static NEVER_STALL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *NEVER_STALL.get_or_init(|| {
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/defrag")
+            .is_ok_and(|modes| defrag_never_stalls(&modes))
+    })
+}
+
+/// Reads the selected mode (the one in brackets) of a THP `defrag` file.
+fn defrag_never_stalls(modes: &str) -> bool {
+    modes
+        .split_whitespace()
+        .find_map(|m| m.strip_prefix('[')?.strip_suffix(']'))
+        .is_some_and(|m| m == "defer" || m == "never")
 }
 
 /// Faults in the pages of `buf` for writing in one `madvise` call
@@ -91,4 +116,31 @@ pub fn try_zeroed_vec(n: usize) -> Option<Vec<u8>> {
     // bytes are initialised (zeroed), so length `n` is valid.
     #[allow(unsafe_code)]
     Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::defrag_never_stalls;
+
+    #[test]
+    fn only_non_stalling_defrag_modes_allow_the_advice() {
+        let file = |sel: &str| {
+            ["always", "defer", "defer+madvise", "madvise", "never"]
+                .map(|m| {
+                    if m == sel {
+                        format!("[{m}]")
+                    } else {
+                        m.to_string()
+                    }
+                })
+                .join(" ")
+        };
+        assert!(!defrag_never_stalls(&file("always")));
+        assert!(defrag_never_stalls(&file("defer")));
+        assert!(!defrag_never_stalls(&file("defer+madvise")));
+        assert!(!defrag_never_stalls(&file("madvise")));
+        assert!(defrag_never_stalls(&file("never")));
+        assert!(!defrag_never_stalls(""));
+        assert!(!defrag_never_stalls("garbage\n"));
+    }
 }
