@@ -105,7 +105,7 @@ const POW10_U64: [u64; 9] = [
 /// about seven instructions a digit (test, multiply-add, count, bounds),
 /// this about twenty for up to eight digits (callgrind, giant.xlsx).
 #[inline(always)]
-fn digits8(bytes: [u8; 8]) -> (u64, usize) {
+pub(crate) fn digits8(bytes: [u8; 8]) -> (u64, usize) {
     let x = u64::from_le_bytes(bytes);
     // Each byte minus '0': a digit becomes 0..=9; a byte below '0' wraps
     // to >= 0xd0 (high bit set), one above '9' becomes >= 10, which the
@@ -379,14 +379,24 @@ pub(crate) fn fast_cell(buf: &[u8], lt: usize) -> Option<FastCell> {
     }
     let digits_at = i;
     let mut row: u32 = 0;
-    while let Some(&b) = w.get(i) {
-        if !b.is_ascii_digit() {
-            break;
-        }
-        row = row * 10 + u32::from(b - b'0');
-        i += 1;
-        if i - digits_at > 7 {
+    if let Some(chunk) = w.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok()) {
+        // The row number's digits in one step (at most 7 of them).
+        let (v, n) = digits8(chunk);
+        if n == 8 {
             return None;
+        }
+        row = v as u32;
+        i += n;
+    } else {
+        while let Some(&b) = w.get(i) {
+            if !b.is_ascii_digit() {
+                break;
+            }
+            row = row * 10 + u32::from(b - b'0');
+            i += 1;
+            if i - digits_at > 7 {
+                return None;
+            }
         }
     }
     // Out-of-grid references go to the general path, which names them.

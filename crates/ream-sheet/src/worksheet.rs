@@ -712,11 +712,20 @@ impl<'a> SheetParser<'a> {
             .get(lt..)
             .and_then(|b| b.strip_prefix(b"<row r=\"".as_slice()))
         {
-            // Up to ten digits read as they are found.
+            // Up to seven digits in one step, else up to ten one by one.
             let (mut n, mut r) = (0usize, 0u64);
-            while let Some(&d @ b'0'..=b'9') = rest.get(n).filter(|_| n < 10) {
-                r = r * 10 + u64::from(d - b'0');
-                n += 1;
+            match rest
+                .get(..8)
+                .and_then(|c| <[u8; 8]>::try_from(c).ok())
+                .map(crate::cell_scan::digits8)
+            {
+                Some((v, k)) if k < 8 => (r, n) = (v, k),
+                _ => {
+                    while let Some(&d @ b'0'..=b'9') = rest.get(n).filter(|_| n < 10) {
+                        r = r * 10 + u64::from(d - b'0');
+                        n += 1;
+                    }
+                }
             }
             if rest.get(n..n + 2) == Some(b"\">".as_slice())
                 && let Ok(r) = u32::try_from(r)

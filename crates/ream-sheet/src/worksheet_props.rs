@@ -127,10 +127,11 @@ fn cell(r: &str, v: &V, formula: Option<&str>, variant: bool) -> String {
     }
 }
 
-fn sheet(cells: &[(V, Option<String>)], variant: bool) -> String {
+/// A sheet of three cells a row, the first row numbered `first_row`.
+fn sheet(cells: &[(V, Option<String>)], variant: bool, first_row: usize) -> String {
     let mut x = String::from("<worksheet><sheetData>");
     for (i, (v, f)) in cells.iter().enumerate() {
-        let row = i / 3 + 1;
+        let row = i / 3 + first_row;
         let col = (b'A' + (i % 3) as u8) as char;
         if i % 3 == 0 {
             x.push_str(&format!("<row r=\"{row}\">"));
@@ -149,10 +150,12 @@ proptest! {
 
     #[test]
     fn fast_and_general_paths_agree(
-        cells in proptest::collection::vec((value(), proptest::option::of("[A-C][1-9]\\+[0-9]")), 1..30)
+        cells in proptest::collection::vec((value(), proptest::option::of("[A-C][1-9]\\+[0-9]")), 1..30),
+        // Row numbers of one to seven digits, up to the grid's edge.
+        first_row in prop_oneof![Just(1usize), 1usize..1_048_567],
     ) {
-        let fast = parse_whole(sheet(&cells, false).as_bytes());
-        let slow = parse_whole(sheet(&cells, true).as_bytes());
+        let fast = parse_whole(sheet(&cells, false, first_row).as_bytes());
+        let slow = parse_whole(sheet(&cells, true, first_row).as_bytes());
         prop_assert_eq!(fast, slow);
     }
 
@@ -162,7 +165,7 @@ proptest! {
         cuts in proptest::collection::vec(0usize..2000, 0..8),
         variant: bool,
     ) {
-        let xml = sheet(&cells, variant);
+        let xml = sheet(&cells, variant, 1);
         let whole = parse_whole(xml.as_bytes());
         prop_assert!(whole.is_ok(), "{:?}", whole);
         prop_assert_eq!(parse_blocks(xml.as_bytes(), &cuts), whole);
