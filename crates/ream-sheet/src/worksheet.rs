@@ -141,6 +141,11 @@ pub(crate) struct SheetParser<'a> {
     /// State after the last complete row (block mode rolls back to it when
     /// a block ends inside markup that merely looked like a row end).
     checkpoint: Checkpoint,
+    /// The rare state as it was at the checkpoint, once it changed since.
+    rare_saved: Option<RareState>,
+    /// Shared-formula slots overwritten since the checkpoint, with their
+    /// earlier values (a rollback restores them).
+    shared_undo: Vec<(usize, Option<SharedMaster>)>,
     /// Where to resume searching for a row end in a buffer that has not
     /// been consumed yet (keeps block mode linear).
     scan_from: usize,
@@ -178,6 +183,23 @@ struct Checkpoint {
     row: u32,
     next_row: u32,
     next_col: u32,
+    unsorted: bool,
+}
+
+/// Parser state that changes rarely (shared formulas, pending children,
+/// missing shared strings, the first absolute row): saved on its first
+/// change after a checkpoint, not copied at every row.
+#[derive(Debug, Clone, Copy)]
+struct RareState {
+    /// The shared-formula table and master text only grow; slots
+    /// overwritten are undone from `SheetParser::shared_undo`.
+    shared: usize,
+    shared_text: usize,
+    pending: usize,
+    missing_sst: (u64, (u32, u32, u32)),
+    abs_seen: bool,
+    rel_rows: u32,
+    rel_marks: (usize, usize, usize),
 }
 
 fn xml_err(e: XmlError, base: u64) -> Error {
@@ -217,6 +239,8 @@ impl<'a> SheetParser<'a> {
             shared_text: Vec::new(),
             row_end: memmem::FinderRev::new(b"row>"),
             checkpoint: Checkpoint::default(),
+            rare_saved: None,
+            shared_undo: Vec::new(),
             scan_from: 0,
             head_depth: 0,
             root_closed: false,
@@ -305,6 +329,7 @@ impl<'a> SheetParser<'a> {
     #[inline]
     fn mark_abs(&mut self) {
         if !self.abs_seen {
+            self.save_rare();
             self.abs_seen = true;
             self.rel_rows = self.next_row;
             self.rel_marks = (
@@ -564,7 +589,7 @@ impl<'a> SheetParser<'a> {
             }
         };
         self.scan_from = 0;
-        self.checkpoint = self.take_checkpoint(0);
+        self.set_checkpoint(0);
         let slice = buf.get(..limit).unwrap_or_default();
         match self.data_rows(slice, limit) {
             Err(e) if !eof && (e.truncated || self.may_be_the_cut(&e, buf.len())) => {
@@ -594,6 +619,32 @@ impl<'a> SheetParser<'a> {
             && buffered.saturating_sub(self.checkpoint.pos) < RETRY_WINDOW
     }
 
+    /// Commits everything parsed before `pos` (a row boundary): a later
+    /// rollback returns here.
+    #[inline]
+    fn set_checkpoint(&mut self, pos: usize) {
+        self.checkpoint = self.take_checkpoint(pos);
+        self.rare_saved = None;
+        self.shared_undo.clear();
+    }
+
+    /// Call before changing any [`RareState`] field: keeps the state of
+    /// the checkpoint for a rollback.
+    #[cold]
+    fn save_rare(&mut self) {
+        if self.rare_saved.is_none() {
+            self.rare_saved = Some(RareState {
+                shared: self.shared.len(),
+                shared_text: self.shared_text.len(),
+                pending: self.pending.len(),
+                missing_sst: self.missing_sst,
+                abs_seen: self.abs_seen,
+                rel_rows: self.rel_rows,
+                rel_marks: self.rel_marks,
+            });
+        }
+    }
+
     fn take_checkpoint(&self, pos: usize) -> Checkpoint {
         Checkpoint {
             pos,
@@ -606,6 +657,7 @@ impl<'a> SheetParser<'a> {
             row: self.row,
             next_row: self.next_row,
             next_col: self.next_col,
+            unsorted: self.unsorted,
         }
     }
 
@@ -619,6 +671,24 @@ impl<'a> SheetParser<'a> {
         self.row = cp.row;
         self.next_row = cp.next_row;
         self.next_col = cp.next_col;
+        // A master registered in the rolled-back bytes must not serve the
+        // cells parsed again before it (fuzz finding 18, test
+        // `fuzz_regressions::a_block_cut_inside_a_cell_forgets_its_shared_master`).
+        self.unsorted = cp.unsorted;
+        while let Some((slot, old)) = self.shared_undo.pop() {
+            if let Some(s) = self.shared.get_mut(slot) {
+                *s = old;
+            }
+        }
+        if let Some(rare) = self.rare_saved.take() {
+            self.shared.truncate(rare.shared);
+            self.shared_text.truncate(rare.shared_text);
+            self.pending.truncate(rare.pending);
+            self.missing_sst = rare.missing_sst;
+            self.abs_seen = rare.abs_seen;
+            self.rel_rows = rare.rel_rows;
+            self.rel_marks = rare.rel_marks;
+        }
     }
 
     /// Parses rows in `slice` (all of it complete unless `limit` is the
@@ -648,7 +718,7 @@ impl<'a> SheetParser<'a> {
                     }
                     Some(b"/ro") if slice.get(lt + 4..lt + 6) == Some(b"w>") => {
                         pos = lt + 6;
-                        self.checkpoint = self.take_checkpoint(pos);
+                        self.set_checkpoint(pos);
                         continue;
                     }
                     Some(b"row") if slice.get(lt + 4) == Some(&b' ') => {
@@ -674,10 +744,10 @@ impl<'a> SheetParser<'a> {
                 (b"row", TagKind::Start | TagKind::Empty) => {
                     self.row_start(&tag)?;
                     if tag.kind == TagKind::Empty {
-                        self.checkpoint = self.take_checkpoint(pos);
+                        self.set_checkpoint(pos);
                     }
                 }
-                (b"row", TagKind::End) => self.checkpoint = self.take_checkpoint(pos),
+                (b"row", TagKind::End) => self.set_checkpoint(pos),
                 (b"sheetData", TagKind::End) => {
                     self.phase = Phase::Tail;
                     return Ok(pos);
@@ -1092,6 +1162,7 @@ impl<'a> SheetParser<'a> {
                 if idx as usize >= self.ctx.sst_len {
                     // Not fatal: the cell is left empty and the sheet gets a
                     // warning (the readers users compare with do the same).
+                    self.save_rare();
                     if self.missing_sst.0 == 0 {
                         self.missing_sst.1 = (self.row, self.next_col.saturating_sub(1), idx);
                     }
@@ -1252,6 +1323,7 @@ impl<'a> SheetParser<'a> {
                         "shared formula index {si} exceeds {MAX_SHARED_SI}"
                     )));
                 }
+                self.save_rare();
                 if self.shared.len() <= slot {
                     self.shared.resize(slot + 1, None);
                 }
@@ -1262,6 +1334,7 @@ impl<'a> SheetParser<'a> {
                     self.shared_text.extend_from_slice(t);
                 }
                 if let Some(s) = self.shared.get_mut(slot) {
+                    self.shared_undo.push((slot, *s));
                     *s = Some(SharedMaster {
                         row,
                         col,
@@ -1277,6 +1350,7 @@ impl<'a> SheetParser<'a> {
                     // The master may be in an earlier chunk: an empty record
                     // holds the formula's place, filled at the join (or
                     // dropped, with the cell's flag, when there is none).
+                    self.save_rare();
                     self.pending.push(Pending {
                         si,
                         cell: self.store.cells.len(),

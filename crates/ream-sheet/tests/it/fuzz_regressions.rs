@@ -512,3 +512,32 @@ fn the_first_broken_sheet_by_order_is_reported_whatever_the_threads() {
         );
     }
 }
+
+/// worksheet_scan, session 10 (finding 18): a shared-formula master
+/// registered in a block that was then rolled back (the block's last
+/// `</row>` lay inside the master's cell, so the cell read as unclosed)
+/// stayed registered, and the child before it in the same row, parsed
+/// again with more bytes, took the master's formula. The whole-part parse
+/// reads that child with no formula (its master comes later). A rollback
+/// now also undoes masters, pending children and the other row state.
+#[test]
+fn a_block_cut_inside_a_cell_forgets_its_shared_master() {
+    let xml = concat!(
+        "<worksheet><sheetData><row r=\"1\">",
+        "<c r=\"B2\"><f t=\"shared\" si=\"0\"/><v>4</v></c>",
+        "<c r=\"B1\"><f t=\"shared\" ref=\"B1:B4\" si=\"0\">A1</f><x></row></x><v>2</v></c>",
+        "</row></sheetData></worksheet>"
+    )
+    .as_bytes();
+    let (serial, chunked) = serial_and_chunked(xml);
+    let want = ["0:1=Number(2.0) Some(\"A1\")", "1:1=Number(4.0) None"];
+    assert_eq!(serial, Ok(want.map(String::from).to_vec()));
+    assert_eq!(chunked, serial);
+    // Every first block size, among them those that end just past the
+    // `</row>` inside B1 (136 to 154 bytes failed).
+    for block in 61..=xml.len() + 1 {
+        let mut rows = streamed_in_blocks(&package(xml), block).unwrap();
+        rows.sort();
+        assert_eq!(Ok(rows), serial, "first block {block}");
+    }
+}
