@@ -87,6 +87,12 @@ pub(crate) fn parse_number(b: &[u8]) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// The `N` bytes of `b` at `at`, if there are that many.
+#[inline(always)]
+pub(crate) fn bytes_at<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
+    b.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
 /// `10^n` for `n` in `0..=8` (the digit counts [`digits8`] returns).
 const POW10_U64: [u64; 9] = [
     1,
@@ -147,16 +153,8 @@ pub(crate) fn is_plain_ascii(text: &[u8]) -> bool {
         (below | above | zero) & HIGH == 0
     }
     let n = text.len();
-    let word = |at: usize| {
-        text.get(at..at + 8)
-            .and_then(|c| <[u8; 8]>::try_from(c).ok())
-            .map(u64::from_le_bytes)
-    };
-    let half = |at: usize| {
-        text.get(at..at + 4)
-            .and_then(|c| <[u8; 4]>::try_from(c).ok())
-            .map(|b| u64::from(u32::from_le_bytes(b)))
-    };
+    let word = |at: usize| bytes_at(text, at).map(u64::from_le_bytes);
+    let half = |at: usize| bytes_at(text, at).map(|b| u64::from(u32::from_le_bytes(b)));
     if n >= 8 {
         // Whole words, then the last eight bytes (overlapping).
         let mut at = 0;
@@ -379,7 +377,7 @@ pub(crate) fn fast_cell(buf: &[u8], lt: usize) -> Option<FastCell> {
     }
     let digits_at = i;
     let mut row: u32 = 0;
-    if let Some(chunk) = w.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok()) {
+    if let Some(chunk) = bytes_at(w, i) {
         // The row number's digits in one step (at most 7 of them).
         let (v, n) = digits8(chunk);
         if n == 8 {
@@ -478,7 +476,7 @@ pub(crate) fn fast_cell(buf: &[u8], lt: usize) -> Option<FastCell> {
         // Eight digits at a time while the value stays within 16 digits
         // (the byte loop below caps the mantissa at the first 16).
         if n_digits <= 8
-            && let Some(chunk) = w.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok())
+            && let Some(chunk) = bytes_at(w, i)
         {
             let (v, n) = digits8(chunk);
             m = m * POW10_U64.get(n).copied().unwrap_or(1) + v;

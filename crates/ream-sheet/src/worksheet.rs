@@ -671,10 +671,10 @@ impl<'a> SheetParser<'a> {
         self.row = cp.row;
         self.next_row = cp.next_row;
         self.next_col = cp.next_col;
+        self.unsorted = cp.unsorted;
         // A master registered in the rolled-back bytes must not serve the
         // cells parsed again before it (fuzz finding 18, test
         // `fuzz_regressions::a_block_cut_inside_a_cell_forgets_its_shared_master`).
-        self.unsorted = cp.unsorted;
         while let Some((slot, old)) = self.shared_undo.pop() {
             if let Some(s) = self.shared.get_mut(slot) {
                 *s = old;
@@ -784,11 +784,7 @@ impl<'a> SheetParser<'a> {
         {
             // Up to seven digits in one step, else up to ten one by one.
             let (mut n, mut r) = (0usize, 0u64);
-            match rest
-                .get(..8)
-                .and_then(|c| <[u8; 8]>::try_from(c).ok())
-                .map(crate::cell_scan::digits8)
-            {
+            match crate::cell_scan::bytes_at(rest, 0).map(crate::cell_scan::digits8) {
                 Some((v, k)) if k < 8 => (r, n) = (v, k),
                 _ => {
                     while let Some(&d @ b'0'..=b'9') = rest.get(n).filter(|_| n < 10) {
