@@ -113,6 +113,15 @@ enum Known {
     StyleName,
 }
 
+/// `Some((k, len))` when `rest` starts with the constant `text` (`len` its
+/// length): one constant compare, where a compare of variable length
+/// became a `memcmp` call.
+macro_rules! spelled {
+    ($rest:expr, $k:expr, $text:literal) => {
+        $rest.starts_with($text).then_some(($k, $text.len()))
+    };
+}
+
 /// The attribute at the start of `rest` when it is one of the spellings
 /// LibreOffice writes on cells, with the length of its name plus `="`.
 /// Matching the name and `="` as one constant skips the search for `=`
@@ -125,31 +134,26 @@ fn known_attr(rest: &[u8]) -> Option<(Known, usize)> {
     // compare, each a constant (a compare of variable length became a
     // `memcmp` call): against a scan of the nine spellings this saved
     // some 40 instructions a cell on seed.ods (callgrind).
-    macro_rules! spelled {
-        ($k:expr, $name:literal) => {
-            rest.starts_with($name).then_some(($k, $name.len()))
-        };
-    }
     if let Some(local) = rest.strip_prefix(b"office:") {
         match local.first()? {
             b'v' if local.get(5) == Some(&b'-') => {
-                spelled!(Known::ValueType, b"office:value-type=\"")
+                spelled!(rest, Known::ValueType, b"office:value-type=\"")
             }
-            b'v' => spelled!(Known::Value, b"office:value=\""),
-            b'd' => spelled!(Known::DateValue, b"office:date-value=\""),
-            b'b' => spelled!(Known::BooleanValue, b"office:boolean-value=\""),
-            b's' => spelled!(Known::StringValue, b"office:string-value=\""),
-            b't' => spelled!(Known::TimeValue, b"office:time-value=\""),
+            b'v' => spelled!(rest, Known::Value, b"office:value=\""),
+            b'd' => spelled!(rest, Known::DateValue, b"office:date-value=\""),
+            b'b' => spelled!(rest, Known::BooleanValue, b"office:boolean-value=\""),
+            b's' => spelled!(rest, Known::StringValue, b"office:string-value=\""),
+            b't' => spelled!(rest, Known::TimeValue, b"office:time-value=\""),
             _ => None,
         }
     } else if let Some(local) = rest.strip_prefix(b"table:") {
         match local.first()? {
-            b'f' => spelled!(Known::Formula, b"table:formula=\""),
-            b's' => spelled!(Known::StyleName, b"table:style-name=\""),
+            b'f' => spelled!(rest, Known::Formula, b"table:formula=\""),
+            b's' => spelled!(rest, Known::StyleName, b"table:style-name=\""),
             _ => None,
         }
     } else {
-        spelled!(Known::CalcextValueType, b"calcext:value-type=\"")
+        spelled!(rest, Known::CalcextValueType, b"calcext:value-type=\"")
     }
 }
 
@@ -174,19 +178,14 @@ fn apply_known<'a>(a: &mut CellAttrs<'a>, field: Known, v: &'a [u8]) {
 /// (then read the general way, with the same result).
 #[inline]
 pub(super) fn quoted_value_type(rest: &[u8]) -> Option<(ValueType, usize)> {
-    macro_rules! spelled {
-        ($vt:expr, $text:literal) => {
-            rest.starts_with($text).then_some(($vt, $text.len()))
-        };
-    }
     match rest.first()? {
-        b'f' => spelled!(ValueType::Number, b"float\""),
-        b's' => spelled!(ValueType::String, b"string\""),
-        b'd' => spelled!(ValueType::Date, b"date\""),
-        b'b' => spelled!(ValueType::Bool, b"boolean\""),
-        b't' => spelled!(ValueType::Time, b"time\""),
-        b'p' => spelled!(ValueType::Number, b"percentage\""),
-        b'c' => spelled!(ValueType::Number, b"currency\""),
+        b'f' => spelled!(rest, ValueType::Number, b"float\""),
+        b's' => spelled!(rest, ValueType::String, b"string\""),
+        b'd' => spelled!(rest, ValueType::Date, b"date\""),
+        b'b' => spelled!(rest, ValueType::Bool, b"boolean\""),
+        b't' => spelled!(rest, ValueType::Time, b"time\""),
+        b'p' => spelled!(rest, ValueType::Number, b"percentage\""),
+        b'c' => spelled!(rest, ValueType::Number, b"currency\""),
         _ => None,
     }
 }
