@@ -665,13 +665,8 @@ impl<'a> TableParser<'a> {
     /// A `table:table-column`: advances the column count, records hidden
     /// columns (within the grid).
     fn column(&mut self, tag: &Tag<'_>) -> Result<()> {
-        let repeat = match attr(tag, b"number-columns-repeated") {
-            Some(raw) => parse_count(raw)
-                .ok_or_else(|| bad_value("column repeat count", raw, tag.start))?
-                .max(1),
-            None => 1,
-        };
-        let hidden = matches!(attr(tag, b"visibility"), Some(b"collapse" | b"filter"));
+        let repeat = repeat_count(tag, b"number-columns-repeated", "column repeat count")?;
+        let hidden = is_hidden(tag);
         if hidden && self.col_def < GRID_COLS {
             self.hidden_col_runs.push((self.col_def, repeat));
         }
@@ -747,14 +742,8 @@ impl<'a> TableParser<'a> {
         let (repeat, hidden) = if tag.attrs.is_empty() {
             (1, false)
         } else {
-            let repeat = match attr(tag, b"number-rows-repeated") {
-                Some(raw) => parse_count(raw)
-                    .ok_or_else(|| bad_value("row repeat count", raw, tag.start))?
-                    .max(1),
-                None => 1,
-            };
-            let hidden = matches!(attr(tag, b"visibility"), Some(b"collapse" | b"filter"));
-            (repeat, hidden)
+            let repeat = repeat_count(tag, b"number-rows-repeated", "row repeat count")?;
+            (repeat, is_hidden(tag))
         };
         let marks = self.marks();
         self.col = 0;
@@ -873,6 +862,25 @@ impl<'a> TableParser<'a> {
             expanded: self.expanded,
         }
     }
+}
+
+/// A row's or column's repeat count from attribute `name` (1 when absent,
+/// at least 1); a count that does not parse is an error naming `what`.
+#[inline]
+fn repeat_count(tag: &Tag<'_>, name: &[u8], what: &str) -> Result<u64> {
+    match attr(tag, name) {
+        Some(raw) => Ok(parse_count(raw)
+            .ok_or_else(|| bad_value(what, raw, tag.start))?
+            .max(1)),
+        None => Ok(1),
+    }
+}
+
+/// Whether a row or column is hidden (`table:visibility` collapse or
+/// filter).
+#[inline]
+fn is_hidden(tag: &Tag<'_>) -> bool {
+    matches!(attr(tag, b"visibility"), Some(b"collapse" | b"filter"))
 }
 
 #[cfg(test)]
