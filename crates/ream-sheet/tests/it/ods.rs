@@ -1218,3 +1218,22 @@ fn overlapped_read_refuses_a_damaged_part() {
         assert_eq!(e.part(), Some("content.xml"), "{what}: {e}");
     }
 }
+
+#[test]
+fn bad_row_and_column_repeat_counts_are_named() {
+    for (rows, what) in [
+        (
+            r#"<table:table-row table:number-rows-repeated="x"><table:table-cell/></table:table-row>"#,
+            "row repeat count",
+        ),
+        (
+            r#"<table:table-column table:number-columns-repeated="-1"/><table:table-row><table:table-cell/></table:table-row>"#,
+            "column repeat count",
+        ),
+    ] {
+        let e = err(package(&content("", &table("S", rows))));
+        assert_eq!(e.kind(), ErrorKind::Malformed, "{e}");
+        assert!(e.to_string().contains(what), "{e}");
+        assert_eq!(e.part(), Some("content.xml"));
+    }
+}
