@@ -82,8 +82,24 @@ pub(crate) struct ChunkOut {
     pub pending: Vec<Pending>,
     pub masters: Vec<ExportedMaster>,
     pub unsorted: bool,
+    /// Key of the last cell (see `SheetParser::last_key`).
+    pub last_key: u64,
+    /// Formula text counted against `max_formula_bytes`, this chunk's own
+    /// (or, for a continuing parser, the sheet's so far).
+    pub formula_bytes: u64,
     pub tail: Vec<u8>,
     pub warning: Option<Error>,
+}
+
+/// The rows of a chunked sheet joined so far, handed to a parser that goes
+/// on from them ([`SheetParser::continuing`]).
+pub(crate) struct JoinedSoFar {
+    pub store: CellStore,
+    pub hidden_rows: Vec<u32>,
+    pub next_row: u32,
+    pub last_key: u64,
+    pub unsorted: bool,
+    pub formula_bytes: u64,
 }
 
 /// Most bytes a block parse reads on past the last good row end to see
@@ -289,6 +305,24 @@ impl<'a> SheetParser<'a> {
         p
     }
 
+    /// A parser for the chunk that comes next after every chunk joined so
+    /// far (see `chunked`): it appends to the joined rows exactly as the
+    /// sequential parse would go on from there (absolute row numbers, its
+    /// own shared-formula table, so the caller uses it only while no
+    /// master has been joined), and hands them back from
+    /// [`finish_chunk`](Self::finish_chunk).
+    pub fn continuing(ctx: SheetCtx<'a>, so_far: JoinedSoFar) -> SheetParser<'a> {
+        let mut p = SheetParser::new(ctx);
+        p.phase = Phase::Data;
+        p.store = so_far.store;
+        p.hidden_rows = so_far.hidden_rows;
+        p.next_row = so_far.next_row;
+        p.last_key = so_far.last_key;
+        p.unsorted = so_far.unsorted;
+        p.formula_bytes = so_far.formula_bytes;
+        p
+    }
+
     /// Parses into these (emptied) buffers instead of fresh ones.
     pub fn with_buffers(mut self, mut cells: Vec<RawCell>, mut arena: Vec<u8>) -> SheetParser<'a> {
         cells.clear();
@@ -390,6 +424,8 @@ impl<'a> SheetParser<'a> {
             pending: self.pending,
             masters,
             unsorted: self.unsorted,
+            last_key: self.last_key,
+            formula_bytes: self.formula_bytes,
             tail: self.tail,
             warning,
         })

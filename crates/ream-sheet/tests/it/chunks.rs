@@ -25,6 +25,13 @@ fn dump(wb: &Workbook) -> Vec<String> {
 /// whose children run through many chunks, inline strings, hidden rows,
 /// and (with `comments`) comments holding `</row>` between rows.
 fn sheet_xml(rows: u32, no_r_every: u32, comments: bool) -> String {
+    sheet_xml_with(rows, no_r_every, comments, true)
+}
+
+/// [`sheet_xml`], with plain formulas instead of the shared one when
+/// `shared` is false: then no master is ever joined, and every chunk that
+/// comes next in order may be parsed straight onto the joined rows.
+fn sheet_xml_with(rows: u32, no_r_every: u32, comments: bool, shared: bool) -> String {
     let mut x = String::from("<worksheet><sheetData>");
     for r in 1..=rows {
         let explicit = no_r_every == 0 || r % no_r_every != 0;
@@ -35,7 +42,9 @@ fn sheet_xml(rows: u32, no_r_every: u32, comments: bool) -> String {
         } else {
             x.push_str(&format!("<row{hidden}><c><v>{r}</v></c>"));
         }
-        if r == 1 {
+        if !shared {
+            x.push_str(&format!("<c><f>A{r}*2</f><v>{}</v></c>", r * 2));
+        } else if r == 1 {
             x.push_str(&format!(
                 "<c r=\"B1\"><f t=\"shared\" ref=\"B1:B{rows}\" si=\"0\">A1*2</f><v>2</v></c>"
             ));
@@ -81,17 +90,19 @@ fn open_chunked(bytes: &[u8], opts: OpenOptions, comments: bool) -> Vec<String> 
 
 #[test]
 fn chunked_equals_serial_on_a_big_sheet() {
-    let bytes = minimal(&sheet_xml(3_000, 5, false));
-    let serial = open(&bytes, OpenOptions::new().parallel(false));
-    assert!(serial.len() > 9_000);
-    for threads in [2, 3, 4] {
-        for chunk in [1 << 10, 3000, 1 << 14] {
-            let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
-            assert_eq!(
-                open_chunked(&bytes, opts, false),
-                serial,
-                "threads {threads} chunk {chunk}"
-            );
+    for shared in [true, false] {
+        let bytes = minimal(&sheet_xml_with(3_000, 5, false, shared));
+        let serial = open(&bytes, OpenOptions::new().parallel(false));
+        assert!(serial.len() > 9_000);
+        for threads in [2, 3, 4] {
+            for chunk in [1 << 10, 3000, 1 << 14] {
+                let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
+                assert_eq!(
+                    open_chunked(&bytes, opts, false),
+                    serial,
+                    "threads {threads} chunk {chunk} shared {shared}"
+                );
+            }
         }
     }
 }
@@ -104,10 +115,11 @@ proptest! {
         rows in 100u32..600,
         no_r_every in prop_oneof![Just(0u32), 2u32..9],
         comments: bool,
+        shared: bool,
         pieces in 4usize..40,
         threads in 2usize..5,
     ) {
-        let xml = sheet_xml(rows, no_r_every, comments);
+        let xml = sheet_xml_with(rows, no_r_every, comments, shared);
         let chunk = (xml.len() / pieces).max(1024);
         prop_assume!(xml.len() >= 4 * chunk);
         let bytes = minimal(&xml);
@@ -187,5 +199,38 @@ fn ordered_chunks_out_of_order_across_seams_give_the_serial_cells() {
     for chunk in [1 << 10, 5000, 1 << 14] {
         let opts = OpenOptions::new().threads(2).chunk_bytes(chunk);
         assert_eq!(open_chunked(&bytes, opts, false), serial, "chunk {chunk}");
+    }
+}
+
+/// `max_cells_per_sheet` counts the whole sheet, not each chunk: a sheet
+/// over the limit whose chunks each stay under it gives the serial parse's
+/// error (kind, message and cell), and at the limit the same cells.
+#[test]
+fn cell_limit_counts_the_whole_chunked_sheet() {
+    let bytes = minimal(&sheet_xml(3_000, 0, false));
+    let cells = open(&bytes, OpenOptions::new().parallel(false)).len() - 1;
+    for max in [2_000u64, cells as u64 - 1, cells as u64] {
+        let limits = ream_sheet::Limits {
+            max_cells_per_sheet: max,
+            ..ream_sheet::Limits::default()
+        };
+        let read =
+            |opts: OpenOptions| match Workbook::from_bytes(bytes.clone(), &opts.limits(limits)) {
+                Ok(wb) => Ok(dump(&wb)),
+                Err(e) => Err(format!("{:?} {} {:?}", e.kind(), e.message(), e.cell())),
+            };
+        let serial = read(OpenOptions::new().parallel(false));
+        assert_eq!(serial.is_ok(), max == cells as u64, "max {max}: {serial:?}");
+        if let Err(e) = &serial {
+            assert!(e.contains(&format!("more than {max} cells")), "{e}");
+        }
+        for chunk in [1 << 10, 1 << 14] {
+            let chunked = read(OpenOptions::new().threads(2).chunk_bytes(chunk));
+            assert!(
+                chunked == serial,
+                "max {max} chunk {chunk}: {:?}",
+                chunked.as_ref().map(|cells| cells.len())
+            );
+        }
     }
 }
