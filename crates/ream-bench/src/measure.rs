@@ -171,7 +171,7 @@ fn run_ream(threads: usize, file: &Path, before: &ream_alloc::Snapshot) -> Resul
             handles
                 .into_iter()
                 .filter_map(|h| h.join().ok())
-                .fold((0, 0), |(a, b), (c, d)| (a + c, b ^ d))
+                .fold((0u64, 0u64), |(a, b), (c, d)| (a + c, b.wrapping_add(d)))
         })
     };
     let st = *wb.stats();
