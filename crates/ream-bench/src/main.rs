@@ -71,6 +71,10 @@
 //!   and 100 big files (`batchgen`), normal mode beside seed 003's
 //!   interning-on-the-worker mistake; see `batchbench`.
 //!
+//! * `ream-bench calibrate [--rounds 3] [--threads N]`: a compute loop, a
+//!   memory copy and page faults, each alone and N at once (`calibrate`),
+//!   to tell what the machine's cores share from what ream does.
+//!
 //! Generated data lives only in the git-ignored `bench-data/` folder.
 
 mod aggbench;
@@ -81,6 +85,7 @@ mod aggnaive;
 mod aggreport;
 mod batchbench;
 mod batchgen;
+mod calibrate;
 mod child;
 #[path = "gen.rs"]
 mod datagen;
@@ -167,6 +172,9 @@ enum Cmd {
     /// Batch dispatcher (issue 6): 20,000 small + 100 big mixed files,
     /// normal vs interning on the worker path (seed 003's mistake).
     Batch(batchbench::Args),
+    /// What a second busy core costs here: compute, memory copy and page
+    /// faults, alone and N at once.
+    Calibrate(calibrate::Args),
     /// (internal) One measurement in this process; prints one JSON line.
     #[command(hide = true)]
     Measure {
@@ -289,6 +297,7 @@ fn main() -> Result<()> {
         Cmd::Pdf(a) => pdfbench::run(&a),
         Cmd::Batch(a) => batchbench::run(&a),
         Cmd::Agg(a) => aggbench::run(&a),
+        Cmd::Calibrate(a) => calibrate::run(&a),
         Cmd::Measure {
             engine,
             threads,
