@@ -72,6 +72,20 @@ fn sheet_xml_with(rows: u32, no_r_every: u32, comments: bool, shared: bool) -> S
     x
 }
 
+/// The cells, or the error's kind, message, cell and offset.
+fn read_limited(bytes: &[u8], opts: OpenOptions) -> Result<Vec<String>, String> {
+    match Workbook::from_bytes(bytes.to_vec(), &opts) {
+        Ok(wb) => Ok(dump(&wb)),
+        Err(e) => Err(format!(
+            "{:?} {} {:?} {:?}",
+            e.kind(),
+            e.message(),
+            e.cell(),
+            e.offset()
+        )),
+    }
+}
+
 fn open(bytes: &[u8], opts: OpenOptions) -> Vec<String> {
     dump(&Workbook::from_bytes(bytes.to_vec(), &opts).unwrap())
 }
@@ -152,17 +166,7 @@ fn formula_bytes_expanded_at_the_join_are_limited() {
             max_formula_bytes: max,
             ..ream_sheet::Limits::default()
         };
-        let read =
-            |opts: OpenOptions| match Workbook::from_bytes(bytes.clone(), &opts.limits(limits)) {
-                Ok(wb) => Ok(dump(&wb)),
-                Err(e) => Err(format!(
-                    "{:?} {} {:?} {:?}",
-                    e.kind(),
-                    e.message(),
-                    e.cell(),
-                    e.offset()
-                )),
-            };
+        let read = |opts: OpenOptions| read_limited(&bytes, opts.limits(limits));
         let serial = read(OpenOptions::new().parallel(false));
         assert_eq!(serial.is_ok(), max > 1 << 20, "max {max}: {serial:?}");
         let chunked = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
@@ -214,11 +218,7 @@ fn cell_limit_counts_the_whole_chunked_sheet() {
             max_cells_per_sheet: max,
             ..ream_sheet::Limits::default()
         };
-        let read =
-            |opts: OpenOptions| match Workbook::from_bytes(bytes.clone(), &opts.limits(limits)) {
-                Ok(wb) => Ok(dump(&wb)),
-                Err(e) => Err(format!("{:?} {} {:?}", e.kind(), e.message(), e.cell())),
-            };
+        let read = |opts: OpenOptions| read_limited(&bytes, opts.limits(limits));
         let serial = read(OpenOptions::new().parallel(false));
         assert_eq!(serial.is_ok(), max == cells as u64, "max {max}: {serial:?}");
         if let Err(e) = &serial {
