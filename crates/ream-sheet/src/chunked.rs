@@ -402,6 +402,15 @@ impl Joiner {
         Ok(())
     }
 
+    /// Keeps a joined chunk's tail (what followed `</sheetData>`, on the
+    /// last chunk) and its warning.
+    fn keep(&mut self, tail: Vec<u8>, warning: Option<Error>) {
+        if !tail.is_empty() {
+            self.tail = tail;
+        }
+        self.warnings.extend(warning);
+    }
+
     /// Parses the chunk next in order straight onto the rows joined so far
     /// (see `Board::join_in_place`); same result as parsing it alone and
     /// joining it with [`add`](Self::add).
@@ -427,12 +436,7 @@ impl Joiner {
         for m in c.masters {
             self.masters.insert(m.si, (m.row, m.col, m.text));
         }
-        if !c.tail.is_empty() {
-            self.tail = c.tail;
-        }
-        if let Some(w) = c.warning {
-            self.warnings.push(w);
-        }
+        self.keep(c.tail, c.warning);
         Ok(())
     }
 
@@ -558,12 +562,7 @@ impl Joiner {
         } else {
             base.saturating_add(c.next_row)
         };
-        if !c.tail.is_empty() {
-            self.tail = c.tail;
-        }
-        if let Some(w) = c.warning {
-            self.warnings.push(w);
-        }
+        self.keep(c.tail, c.warning);
         Ok((
             std::mem::take(&mut c.store.cells),
             std::mem::take(&mut c.store.arena),
