@@ -39,10 +39,11 @@
 //!   [`Snapshot::since`] to measure a region. The sum is not an atomic
 //!   cross-thread cut: counts from threads still running are read as they are
 //!   at that instant.
-//! * Peak heap bytes are **sampled** by [`PeakSampler`] (a background thread
-//!   summing live bytes every millisecond by default) rather than tracked
-//!   exactly, because an exact high-water mark needs a shared atomic on every
-//!   allocation. Spikes shorter than the interval can be missed; use
+//! * Peak heap bytes are **sampled** by [`PeakSampler`] (while one runs, a
+//!   thread that has allocated 256 KiB since its last sample sums the
+//!   claimed slots' live bytes) rather than tracked exactly, because an
+//!   exact high-water mark needs a shared atomic on every allocation. The
+//!   peak can be missed by up to 256 KiB per allocating thread; use
 //!   [`peak_rss_bytes`] for an exact (but page-granular, process-wide) bound.
 //!
 //! What is counted: `alloc`, `alloc_zeroed` and `realloc` each count as one
@@ -54,7 +55,7 @@
 //! in which counting stays on.
 //!
 //! Process-level helpers — [`peak_rss_bytes`], [`current_rss_bytes`],
-//! [`reset_peak_rss`] and [`cpu_time`] — complement the counters for `--stats`.
+//! [`reset_peak_rss`], [`cpu_time`] and [`steal_time`] — complement the counters for `--stats`.
 
 // This crate has to implement `GlobalAlloc` (an `unsafe` trait whose methods
 // are `unsafe fn`) and call `libc::getrusage`; both need `unsafe`. Every unsafe
@@ -70,4 +71,4 @@ pub use counting::{
     snapshot,
 };
 pub use peak::{PeakReport, PeakSampler};
-pub use process::{cpu_time, current_rss_bytes, peak_rss_bytes, reset_peak_rss};
+pub use process::{cpu_time, current_rss_bytes, peak_rss_bytes, reset_peak_rss, steal_time};

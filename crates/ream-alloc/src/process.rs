@@ -72,6 +72,41 @@ pub fn cpu_time() -> Option<Duration> {
     }
 }
 
+/// CPU time the hypervisor ran other guests on this machine's virtual CPUs
+/// ("steal"), summed over all CPUs since boot: the eighth number of the
+/// `cpu` line of `/proc/stat`, in clock ticks (usually 10 ms). System-wide,
+/// not this process's; take two readings around a region. `None` off Linux
+/// or when `/proc/stat` cannot be read.
+pub fn steal_time() -> Option<Duration> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let ticks = parse_steal_ticks(&stat)?;
+        // SAFETY: `sysconf` only reads a configuration value.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        let hz = u64::try_from(hz).ok().filter(|&h| h > 0)?;
+        Some(
+            Duration::from_secs(ticks / hz) + Duration::from_nanos(ticks % hz * 1_000_000_000 / hz),
+        )
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        None
+    }
+}
+
+/// The steal ticks of `/proc/stat`'s aggregate `cpu` line (0 on kernels
+/// that print fewer than eight numbers).
+#[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+fn parse_steal_ticks(stat: &str) -> Option<u64> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let mut fields = line.split_ascii_whitespace().skip(1);
+    match fields.nth(7) {
+        Some(v) => v.parse().ok(),
+        None => Some(0),
+    }
+}
+
 #[cfg(unix)]
 fn timeval(tv: libc::timeval) -> Option<Duration> {
     let secs = u64::try_from(tv.tv_sec).ok()?;
@@ -93,6 +128,23 @@ mod tests {
         std::hint::black_box(x);
         let b = cpu_time();
         assert!(b.is_some_and(|b| b >= a));
+    }
+
+    #[test]
+    fn steal_ticks_come_from_the_aggregate_cpu_line() {
+        let stat = "cpu  10 0 5 900 3 0 1 42 0 0\ncpu0 5 0 2 450 1 0 0 21 0 0\n";
+        assert_eq!(parse_steal_ticks(stat), Some(42));
+        assert_eq!(parse_steal_ticks("cpu  1 2 3 4\n"), Some(0));
+        assert_eq!(parse_steal_ticks("intr 5\n"), None);
+        assert_eq!(parse_steal_ticks("cpu  1 2 3 4 5 6 7 x\n"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn steal_time_is_readable_on_linux() {
+        let a = steal_time();
+        assert!(a.is_some());
+        assert!(steal_time() >= a);
     }
 
     #[cfg(target_os = "linux")]

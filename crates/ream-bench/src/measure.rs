@@ -11,7 +11,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use calamine::{DataRef, Reader, Xlsx, open_workbook, open_workbook_auto};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The readers under comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -81,8 +81,9 @@ fn measure(engine: Engine, threads: usize, file: &Path) -> Result<Value> {
         bail!("no such file: {}", file.display());
     }
     ream_alloc::enable();
-    let sampler = ream_alloc::PeakSampler::start(Duration::from_millis(1));
+    let sampler = ream_alloc::PeakSampler::start_default();
     let cpu0 = ream_alloc::cpu_time();
+    let steal0 = ream_alloc::steal_time();
     let before = ream_alloc::snapshot();
     let t0 = Instant::now();
     let out = match engine {
@@ -94,6 +95,7 @@ fn measure(engine: Engine, threads: usize, file: &Path) -> Result<Value> {
     let wall_s = t0.elapsed().as_secs_f64();
     let delta = ream_alloc::snapshot().since(&before);
     let cpu1 = ream_alloc::cpu_time();
+    let steal1 = ream_alloc::steal_time();
     let peak = sampler.stop_report();
     ream_alloc::disable();
     let out = out?;
@@ -116,6 +118,9 @@ fn measure(engine: Engine, threads: usize, file: &Path) -> Result<Value> {
         "threads_used": out.threads_used,
         "wall_s": wall_s,
         "cpu_s": cpu_s,
+        // CPU time the hypervisor gave other guests during the run, all
+        // CPUs together (system-wide; 10 ms ticks).
+        "steal_s": steal0.zip(steal1).map(|(a, b)| b.saturating_sub(a).as_secs_f64()),
         "cells": out.cells,
         "allocs": delta.allocs,
         "allocs_le32": delta.allocs_le32,

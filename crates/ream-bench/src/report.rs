@@ -24,11 +24,31 @@ pub struct Sample {
     pub peak_rss_bytes: Option<u64>,
     /// Worker threads the engine actually used.
     pub threads_used: u64,
+    /// CPU time the hypervisor gave other guests during the run (all CPUs,
+    /// system-wide; `None` where it cannot be read).
+    pub steal_s: Option<f64>,
     /// Engine-specific extras (ream phase times).
     pub extra: Value,
 }
 
+/// A run counts as disturbed when steal took more than this share of the
+/// machine's CPU time over its wall time...
+pub const STEAL_MAX_SHARE: f64 = 0.03;
+/// ...and at least this many seconds (two 10 ms ticks: one tick is within
+/// the counter's rounding on a short run).
+pub const STEAL_MIN_S: f64 = 0.02;
+
 impl Sample {
+    /// Whether the hypervisor took enough of the `cores` CPUs during this
+    /// run to disturb its timing ([`STEAL_MAX_SHARE`], [`STEAL_MIN_S`]).
+    /// On a 2-core VM a steal of 0.43 s during a 1.7 s two-thread read
+    /// (0.03 s in an undisturbed one) moved that run's time by 30 %.
+    pub fn disturbed(&self, cores: usize) -> bool {
+        self.steal_s.is_some_and(|st| {
+            st >= STEAL_MIN_S && st > STEAL_MAX_SHARE * self.wall_s * cores.max(1) as f64
+        })
+    }
+
     /// Parses a child's `{"ok":true,..}` line.
     pub fn from_json(v: &Value) -> Option<Sample> {
         Some(Sample {
@@ -44,6 +64,7 @@ impl Sample {
                 .unwrap_or(0),
             peak_rss_bytes: v.get("peak_rss_bytes").and_then(Value::as_u64),
             threads_used: v.get("threads_used").and_then(Value::as_u64).unwrap_or(0),
+            steal_s: v.get("steal_s").and_then(Value::as_f64),
             extra: v.get("extra").cloned().unwrap_or(Value::Null),
         })
     }
@@ -64,6 +85,9 @@ pub struct Row {
     pub result: Result<Vec<Sample>, String>,
     /// Cells the generator wrote.
     pub expected_cells: u64,
+    /// Timed runs thrown away and run again because steal disturbed them
+    /// ([`Sample::disturbed`]).
+    pub repeated: usize,
 }
 
 /// Median of a non-empty slice (mean of the middle two for even lengths).
@@ -144,6 +168,9 @@ impl Row {
         if let Some(o) = other.iter().find(|&&o| o != cells) {
             notes.push(format!("WARN cells differ from other engine ({o})"));
         }
+        if self.repeated > 0 {
+            notes.push(format!("{} run(s) repeated (steal)", self.repeated));
+        }
         notes.join("; ")
     }
     /// The row as JSON.
@@ -161,6 +188,8 @@ impl Row {
             "median_wall_s": self.median_wall(),
             "wall_s": self.result.as_ref().ok().map(|s| s.iter().map(|x| x.wall_s).collect::<Vec<_>>()),
             "cpu_s": m.and_then(|s| s.cpu_s),
+            "steal_s": m.and_then(|s| s.steal_s),
+            "repeated": self.repeated,
             "cells": self.cells(),
             "expected_cells": self.expected_cells,
             "cells_per_s": self.cells_per_s(),
@@ -561,6 +590,7 @@ mod tests {
             peak_heap_bytes: heap,
             peak_rss_bytes: Some(heap),
             threads_used: 1,
+            steal_s: Some(0.0),
             extra: Value::Null,
         };
         Row {
@@ -570,7 +600,28 @@ mod tests {
             resolved_threads: if threads == 0 { 2 } else { threads },
             result: Ok(vec![sample]),
             expected_cells: 100,
+            repeated: 0,
         }
+    }
+
+    #[test]
+    fn steal_marks_a_run_disturbed_above_three_percent_and_two_ticks() {
+        let mut s = row("giant", Engine::Ream, 0, 1.7, 1)
+            .result
+            .unwrap()
+            .remove(0);
+        s.steal_s = Some(0.43);
+        assert!(s.disturbed(2));
+        s.steal_s = Some(0.03);
+        assert!(!s.disturbed(2));
+        // One tick on a 20 ms run is rounding, two are not.
+        s.wall_s = 0.02;
+        s.steal_s = Some(0.01);
+        assert!(!s.disturbed(2));
+        s.steal_s = Some(0.02);
+        assert!(s.disturbed(2));
+        s.steal_s = None;
+        assert!(!s.disturbed(2));
     }
 
     #[test]

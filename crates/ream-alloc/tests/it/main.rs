@@ -161,3 +161,63 @@ fn peak_sampler_takes_a_stop_sample() {
     let growth = report.peak_live_bytes as i64 - report.start_live_bytes;
     assert!(growth >= (1 << 20) - SLACK, "{report:?}");
 }
+
+#[test]
+fn peak_sampler_without_a_thread_sees_a_freed_spike() {
+    let _g = serial();
+    const BIG: usize = 64 << 20;
+    ream_alloc::enable();
+    let sampler = PeakSampler::start_default();
+    // Allocated and freed between start and stop: only a sample taken by
+    // the allocator itself can see it.
+    drop(black_box(vec![1u8; BIG]));
+    let report = sampler.stop_report();
+    ream_alloc::disable();
+    let growth = report.peak_live_bytes as i64 - report.start_live_bytes;
+    assert!(growth >= BIG as i64 - SLACK, "{report:?}");
+    assert!(report.samples >= 3, "{report:?}");
+}
+
+#[test]
+fn peak_sampler_sees_many_small_allocations_within_the_sampling_step() {
+    let _g = serial();
+    ream_alloc::enable();
+    let sampler = PeakSampler::start_default();
+    // 8 MiB in 1 KiB pieces, then all freed: the peak is missed by less
+    // than one sampling step (256 KiB) plus the harness's slack.
+    let pieces: Vec<Box<[u8; 1024]>> = (0..8192).map(|_| Box::new([7u8; 1024])).collect();
+    drop(black_box(pieces));
+    let report = sampler.stop_report();
+    ream_alloc::disable();
+    let growth = report.peak_live_bytes as i64 - report.start_live_bytes;
+    assert!(growth >= (8 << 20) - (256 << 10) - SLACK, "{report:?}");
+}
+
+#[test]
+fn peak_samplers_beyond_eight_still_report_and_free_their_slots() {
+    let _g = serial();
+    ream_alloc::enable();
+    let mut samplers: Vec<PeakSampler> = (0..10).map(|_| PeakSampler::start_default()).collect();
+    drop(black_box(vec![1u8; 16 << 20]));
+    let reports: Vec<_> = samplers.drain(..).map(PeakSampler::stop_report).collect();
+    // The first eight had registry slots and saw the spike; the last two
+    // see only their start and stop samples, which is a valid lower bound.
+    for r in reports.iter().take(8) {
+        assert!(
+            r.peak_live_bytes as i64 - r.start_live_bytes >= (16 << 20) - SLACK,
+            "{r:?}"
+        );
+    }
+    for r in &reports {
+        assert!(r.peak_live_bytes as i64 >= r.end_live_bytes, "{r:?}");
+    }
+    // Slots were given back: a new sampler sees a spike again.
+    let s = PeakSampler::start_default();
+    drop(black_box(vec![1u8; 16 << 20]));
+    let r = s.stop_report();
+    ream_alloc::disable();
+    assert!(
+        r.peak_live_bytes as i64 - r.start_live_bytes >= (16 << 20) - SLACK,
+        "{r:?}"
+    );
+}
