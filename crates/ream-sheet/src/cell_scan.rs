@@ -60,6 +60,9 @@ pub(crate) fn parse_number(b: &[u8]) -> Option<f64> {
         Some(b'-') => (true, b.get(1..).unwrap_or_default()),
         _ => (false, b),
     };
+    if let Some(v) = short_decimal(digits) {
+        return Some(if neg { -v } else { v });
+    }
     if !digits.is_empty() && digits.len() <= 16 {
         let mut m: u64 = 0;
         let mut n_digits = 0;
@@ -85,6 +88,35 @@ pub(crate) fn parse_number(b: &[u8]) -> Option<f64> {
     let v: f64 = fast_float2::parse(b).ok()?;
     // NaN and infinities are not numbers a cell can hold.
     v.is_finite().then_some(v)
+}
+
+/// The common number shapes, eight digits at a time ([`digits8`]): up to
+/// eight digits, optionally a point and up to eight more (at most 15 in
+/// all). `None` for anything else, which the caller reads digit by digit
+/// with the same result. The byte loop cost ~126 instructions a value
+/// on seed.ods (callgrind), where the ODS reader calls this per number.
+#[inline(always)]
+fn short_decimal(digits: &[u8]) -> Option<f64> {
+    let n = digits.len();
+    if n == 0 || n > 17 {
+        return None;
+    }
+    // Padded with a byte that is neither a digit nor a point.
+    let mut buf = [b' '; 24];
+    buf.get_mut(..n)?.copy_from_slice(digits);
+    let (int, n_int) = digits8(bytes_at(&buf, 0)?);
+    if n_int == n {
+        return Some(int as f64);
+    }
+    if buf.get(n_int) != Some(&b'.') || n_int == 8 {
+        return None;
+    }
+    let (frac, n_frac) = digits8(bytes_at(&buf, n_int + 1)?);
+    if n_int + 1 + n_frac != n || n_int + n_frac == 0 || n_int + n_frac > 15 {
+        return None;
+    }
+    let m = int * POW10_U64.get(n_frac).copied()? + frac;
+    Some(scaled(m, n_frac))
 }
 
 /// The `N` bytes of `b` at `at`, if there are that many.
@@ -632,6 +664,14 @@ mod number_tests {
             ])
         ) {
             proptest::prop_assert_eq!(super::digits8(b), naive_digits(b));
+        }
+
+        /// Short shapes (the eight-at-a-time path and its edges: eight
+        /// or nine digits, leading zeros, a bare point, a stray byte).
+        #[test]
+        fn short_shapes_agree_with_std(s in "-?[0-9]{0,9}(\\.[0-9]{0,9})?[x.]?") {
+            let want = s.parse::<f64>().ok();
+            proptest::prop_assert_eq!(parse_number(s.as_bytes()).map(f64::to_bits), want.map(f64::to_bits), "{}", s);
         }
 
         #[test]
