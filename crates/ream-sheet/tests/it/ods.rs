@@ -544,6 +544,11 @@ fn repeat_bombs_fail_fast() {
     let e = Workbook::from_bytes(package(&content("", &table("T", &rows))), &small).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::LimitExceeded);
     assert_eq!(e.cell(), Some((999, 1)), "{e}");
+    assert!(
+        e.to_string()
+            .contains("more than 1000 cells in one sheet (repeated cells expanded: 1001 wanted)"),
+        "{e}"
+    );
     // Empty repeats are free whatever their size.
     let free = r#"<table:table-row table:number-rows-repeated="99999999999999999999"><table:table-cell table:number-columns-repeated="99999999999999"/></table:table-row>"#;
     let wb = open(package(&content("", &table("Free", free)))).unwrap();
