@@ -53,10 +53,15 @@ fn claim() -> Option<usize> {
     Some(i)
 }
 
+/// The peak the allocator has filed in slot `i` so far.
+fn slot_peak(i: usize) -> i64 {
+    PEAKS.get(i).map_or(i64::MIN, |p| p.load(Ordering::Relaxed))
+}
+
 /// Releases slot `i`; returns its (peak, samples).
 fn release(i: usize) -> (i64, u64) {
     RUNNING.fetch_sub(1, Ordering::AcqRel);
-    let peak = PEAKS.get(i).map_or(i64::MIN, |p| p.load(Ordering::Relaxed));
+    let peak = slot_peak(i);
     let samples = SAMPLES.get(i).map_or(0, |s| s.load(Ordering::Relaxed));
     if let Some(u) = IN_USE.get(i) {
         u.store(false, Ordering::Release);
@@ -169,10 +174,7 @@ impl PeakSampler {
     pub fn peak_so_far(&self) -> u64 {
         self.shared.sample();
         let own = self.shared.peak.load(Ordering::Relaxed);
-        let triggered = self
-            .slot
-            .and_then(|i| PEAKS.get(i))
-            .map_or(i64::MIN, |p| p.load(Ordering::Relaxed));
+        let triggered = self.slot.map_or(i64::MIN, slot_peak);
         clamp(own.max(triggered))
     }
 
