@@ -23,7 +23,8 @@
 //!   `--scale F` (0 < F <= 1) multiplies the row counts and writes
 //!   `NAME-sF.EXT` instead of `NAME.EXT`, for quick checks.
 //! * `ream-bench xlsx [--dir bench-data] [--datasets a,b] [--runs 5]
-//!   [--scale F] [--engines LIST] [--quick] [--json] [--steal-retries 2]`
+//!   [--scale F] [--engines LIST] [--quick] [--json] [--steal-retries 2]
+//!   [--min-round-s 0.25]`
 //!   measures, per dataset,
 //!   these configurations (`--engines`, comma-separated, default `all`):
 //!   - `ream` = `ream-1t` + `ream-nt`: `Workbook::open` on 1 thread / all
@@ -46,7 +47,9 @@
 //!   plus N timed runs, every run in a fresh child process (so peak RSS is
 //!   per run); runs are interleaved across engines so background load hits
 //!   them alike, and a run during which the hypervisor stole over 3 % of the
-//!   CPU time (`/proc/stat`) is run again, up to `--steal-retries` times. The report gives the median wall time, cells/s, CPU/wall,
+//!   CPU time (`/proc/stat`) is run again, up to `--steal-retries` times.
+//!   A configuration whose warm-up took under `--min-round-s` runs up to 8
+//!   times per round (seed's 20 ms opens need that many samples). The report gives the median wall time, cells/s, CPU/wall,
 //!   allocations per cell, sampled peak heap, peak RSS, the ratios
 //!   (calamine range 1t / ream 1t, ream 1t / ream Nt, calamine range 1t /
 //!   ream Nt, calamine range Nt / ream Nt, calamine cells / ream stream) and
@@ -169,6 +172,10 @@ enum Cmd {
         /// 3 % of the machine's CPU time during it (0: never).
         #[arg(long, default_value_t = 2)]
         steal_retries: usize,
+        /// A configuration whose warm-up took under this many seconds runs
+        /// several times per round (up to 8), about this long (0: once).
+        #[arg(long, default_value_t = 0.25)]
+        min_round_s: f64,
     },
     /// PDF: ream vs lopdf, pdf-rs, qpdf, mutool on generated big PDFs.
     Pdf(pdfbench::Args),
@@ -278,6 +285,7 @@ fn main() -> Result<()> {
             timeout_s,
             json,
             steal_retries,
+            min_round_s,
         } => {
             let runs = runs.unwrap_or(if quick { 3 } else { 5 });
             let scale = scale.unwrap_or(if quick { 0.1 } else { 1.0 });
@@ -300,6 +308,7 @@ fn main() -> Result<()> {
                 timeout: Duration::from_secs(timeout_s),
                 json,
                 steal_retries,
+                min_round_s,
             })
         }
         Cmd::Pdf(a) => pdfbench::run(&a),

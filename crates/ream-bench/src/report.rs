@@ -88,6 +88,10 @@ pub struct Row {
     /// Timed runs thrown away and run again because steal disturbed them
     /// ([`Sample::disturbed`]).
     pub repeated: usize,
+    /// Timed runs per round: more than 1 for a configuration whose
+    /// warm-up took under the suite's `min_round_s`, so a run of a few
+    /// milliseconds gets enough samples for a steady median.
+    pub per_round: usize,
 }
 
 /// Median of a non-empty slice (mean of the middle two for even lengths).
@@ -168,6 +172,9 @@ impl Row {
         if let Some(o) = other.iter().find(|&&o| o != cells) {
             notes.push(format!("WARN cells differ from other engine ({o})"));
         }
+        if self.per_round > 1 {
+            notes.push(format!("{} runs per round", self.per_round));
+        }
         if self.repeated > 0 {
             notes.push(format!("{} run(s) repeated (steal)", self.repeated));
         }
@@ -190,6 +197,7 @@ impl Row {
             "cpu_s": m.and_then(|s| s.cpu_s),
             "steal_s": m.and_then(|s| s.steal_s),
             "repeated": self.repeated,
+            "per_round": self.per_round,
             "cells": self.cells(),
             "expected_cells": self.expected_cells,
             "cells_per_s": self.cells_per_s(),
@@ -601,6 +609,7 @@ mod tests {
             result: Ok(vec![sample]),
             expected_cells: 100,
             repeated: 0,
+            per_round: 1,
         }
     }
 

@@ -31,6 +31,30 @@ pub struct Suite {
     /// How many times a timed run disturbed by steal is run again (the
     /// last try is kept whatever its steal).
     pub steal_retries: usize,
+    /// A configuration whose warm-up took less than this many seconds is
+    /// run several times per round (at most [`MAX_PER_ROUND`]), about this
+    /// long in all: a 20 ms open varies by a third from run to run on the
+    /// 2-core VM, so five samples left its median (and the seed/seed_ods
+    /// ratio) to chance. 0 turns it off.
+    pub min_round_s: f64,
+}
+
+/// Most timed runs of one configuration per round.
+pub const MAX_PER_ROUND: usize = 8;
+
+/// Timed runs per round for a configuration whose warm-up took `warm_s`.
+fn per_round(warm_s: f64, min_round_s: f64) -> usize {
+    // NaN and non-positive times compare false: once per round.
+    let short = warm_s > 0.0 && min_round_s > warm_s;
+    if !short {
+        return 1;
+    }
+    let n = (min_round_s / warm_s).ceil();
+    if n >= MAX_PER_ROUND as f64 {
+        MAX_PER_ROUND
+    } else {
+        (n as usize).max(1)
+    }
 }
 
 /// Runs the suite and prints the report.
@@ -54,9 +78,11 @@ pub fn run(s: &Suite) -> Result<()> {
                 );
                 continue;
             }
-            let warm = run_child(engine, threads, &g.path, s.timeout)
-                .map(|_| Vec::new())
-                .map_err(|e| format!("{e:#}"));
+            let warm = run_child(engine, threads, &g.path, s.timeout);
+            let reps = warm
+                .as_ref()
+                .map_or(1, |w| per_round(w.wall_s, s.min_round_s));
+            let warm = warm.map(|_| Vec::new()).map_err(|e| format!("{e:#}"));
             if let Err(e) = &warm {
                 eprintln!(
                     "{ds} {} {}t: {e}",
@@ -72,6 +98,7 @@ pub fn run(s: &Suite) -> Result<()> {
                 result: warm,
                 expected_cells: g.cells,
                 repeated: 0,
+                per_round: reps,
             });
         }
         files.push((ds.clone(), g.path, first..rows.len()));
@@ -84,32 +111,37 @@ pub fn run(s: &Suite) -> Result<()> {
     for k in 0..s.runs.max(1) {
         for (ds, path, range) in &files {
             eprint!("{ds:<10} run {}/{}:", k + 1, s.runs.max(1));
-            for row in rows.get_mut(range.clone()).unwrap_or_default() {
-                let label = row.label();
-                let Ok(samples) = &mut row.result else {
-                    continue;
-                };
-                let mut tries = 0;
-                loop {
-                    match run_child(row.engine, row.threads, path, s.timeout) {
-                        Ok(x) if x.disturbed(n) && tries < s.steal_retries => {
-                            eprint!(
-                                " {label} {:.3}s (steal {:.2}s, again)",
-                                x.wall_s,
-                                x.steal_s.unwrap_or(0.0)
-                            );
-                            tries += 1;
-                            row.repeated += 1;
-                        }
-                        Ok(x) => {
-                            eprint!(" {label} {:.3}s", x.wall_s);
-                            samples.push(x);
-                            break;
-                        }
-                        Err(e) => {
-                            eprint!(" {label} error");
-                            row.result = Err(format!("{e:#}"));
-                            break;
+            let ds_rows = rows.get_mut(range.clone()).unwrap_or_default();
+            let reps = ds_rows.iter().map(|r| r.per_round).max().unwrap_or(1);
+            // Repeats go round the engines too, so none gets a quiet second.
+            for rep in 0..reps.max(1) {
+                for row in ds_rows.iter_mut().filter(|r| rep < r.per_round.max(1)) {
+                    let label = row.label();
+                    let Ok(samples) = &mut row.result else {
+                        continue;
+                    };
+                    let mut tries = 0;
+                    loop {
+                        match run_child(row.engine, row.threads, path, s.timeout) {
+                            Ok(x) if x.disturbed(n) && tries < s.steal_retries => {
+                                eprint!(
+                                    " {label} {:.3}s (steal {:.2}s, again)",
+                                    x.wall_s,
+                                    x.steal_s.unwrap_or(0.0)
+                                );
+                                tries += 1;
+                                row.repeated += 1;
+                            }
+                            Ok(x) => {
+                                eprint!(" {label} {:.3}s", x.wall_s);
+                                samples.push(x);
+                                break;
+                            }
+                            Err(e) => {
+                                eprint!(" {label} error");
+                                row.result = Err(format!("{e:#}"));
+                                break;
+                            }
                         }
                     }
                 }
@@ -124,6 +156,7 @@ pub fn run(s: &Suite) -> Result<()> {
             "runs": s.runs,
             "scale": s.scale,
             "steal_retries": s.steal_retries,
+            "min_round_s": s.min_round_s,
         });
         println!(
             "{}",
@@ -131,10 +164,12 @@ pub fn run(s: &Suite) -> Result<()> {
         );
     } else {
         println!(
-            "`{}` — {} cores, {} timed runs after 1 warm-up (interleaved over datasets and engines), median wall time; each run a fresh process; a run during which the hypervisor stole over {:.0} % of the CPU time is run again (up to {} times)\n",
+            "`{}` — {} cores, {} timed runs after 1 warm-up (interleaved over datasets and engines; a configuration whose warm-up took under {} s runs up to {} times per round, see the note column), median wall time; each run a fresh process; a run during which the hypervisor stole over {:.0} % of the CPU time is run again (up to {} times)\n",
             command_line(),
             n,
             s.runs,
+            s.min_round_s,
+            MAX_PER_ROUND,
             crate::report::STEAL_MAX_SHARE * 100.0,
             s.steal_retries
         );
@@ -172,4 +207,22 @@ fn run_child(engine: Engine, threads: usize, file: &Path, timeout: Duration) -> 
     ];
     let v = crate::child::run_json(args, timeout)?;
     Sample::from_json(&v).context("malformed measure line")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_PER_ROUND, per_round};
+
+    #[test]
+    fn short_runs_repeat_within_a_round_up_to_the_cap() {
+        assert_eq!(per_round(0.02, 0.25), 8.min(MAX_PER_ROUND));
+        assert_eq!(per_round(0.1, 0.25), 3);
+        assert_eq!(per_round(0.25, 0.25), 1);
+        assert_eq!(per_round(1.5, 0.25), 1);
+        assert_eq!(per_round(0.001, 0.25), MAX_PER_ROUND);
+        // Off, or a warm-up that reported no time: once per round.
+        assert_eq!(per_round(0.02, 0.0), 1);
+        assert_eq!(per_round(0.0, 0.25), 1);
+        assert_eq!(per_round(f64::NAN, 0.25), 1);
+    }
 }
