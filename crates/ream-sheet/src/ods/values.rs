@@ -291,6 +291,43 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Near-date shapes, some with one byte changed: whatever the
+        /// fast path accepts it reads as the general parser does, and it
+        /// accepts every well-formed date from 1900-03-01 on.
+        #[test]
+        fn fast_dates_agree_with_the_general_parser(
+            y in 1850i64..10_000,
+            m in 0i64..14,
+            d in 0i64..33,
+            time in proptest::option::of((0i64..26, 0i64..62, 0i64..62)),
+            junk in proptest::option::of((0usize..19, proptest::num::u8::ANY)),
+        ) {
+            let mut text = format!("{y:04}-{m:02}-{d:02}");
+            if let Some((h, mi, se)) = time {
+                text.push_str(&format!("T{h:02}:{mi:02}:{se:02}"));
+            }
+            let mut b = text.into_bytes();
+            if let Some((at, c)) = junk
+                && let Some(slot) = b.get_mut(at)
+            {
+                *slot = c;
+            }
+            let general = crate::dates::iso_to_serial(&b, false);
+            match fast_date(&b) {
+                Some(fast) => proptest::prop_assert_eq!(Some(fast), general),
+                None => {
+                    let well_formed = junk.is_none()
+                        && (1..=12).contains(&m)
+                        && y >= 1900
+                        && (y, m) >= (1900, 3)
+                        && time.is_none_or(|(h, mi, se)| h < 24 && mi < 60 && se <= 60);
+                    proptest::prop_assert!(!well_formed || general.is_none(), "{:?}", b);
+                }
+            }
+        }
+    }
+
     #[test]
     fn dates() {
         assert_eq!(
