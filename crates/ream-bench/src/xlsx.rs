@@ -49,12 +49,8 @@ fn per_round(warm_s: f64, min_round_s: f64) -> usize {
     if !short {
         return 1;
     }
-    let n = (min_round_s / warm_s).ceil();
-    if n >= MAX_PER_ROUND as f64 {
-        MAX_PER_ROUND
-    } else {
-        (n as usize).max(1)
-    }
+    // `as` saturates: a huge quotient becomes usize::MAX, then the cap.
+    ((min_round_s / warm_s).ceil() as usize).clamp(1, MAX_PER_ROUND)
 }
 
 /// Runs the suite and prints the report.

@@ -766,6 +766,37 @@ impl<'a> TableParser<'a> {
         Ok(())
     }
 
+    /// Pushes the value at (row, col) with, when given, the arena span of
+    /// its formula (flagged on the cell, recorded in the formula table).
+    /// No budget check: the caller reserved it.
+    #[inline]
+    pub(super) fn push_cell(
+        &mut self,
+        row: u32,
+        col: u32,
+        (tag, aux, bits): (u8, u8, u64),
+        formula: Option<(u32, u32)>,
+    ) {
+        let aux = if formula.is_some() {
+            aux | AUX_FORMULA
+        } else {
+            aux
+        };
+        self.out.store.cells.push(RawCell {
+            row,
+            col: col as u16,
+            tag,
+            aux,
+            bits,
+        });
+        if let Some((off, len)) = formula {
+            self.out
+                .store
+                .formulas
+                .push(FormulaRec { row, col, off, len });
+        }
+    }
+
     /// Stores `fit` copies of the cell (repeats within the grid) with its
     /// formula, merged range, comment and link.
     fn store_copies(
@@ -806,25 +837,8 @@ impl<'a> TableParser<'a> {
         };
         for k in 0..fit as u32 {
             let col = first + k;
-            if let Some((tag, aux, bits)) = value {
-                let aux = if formula.is_some() {
-                    aux | AUX_FORMULA
-                } else {
-                    aux
-                };
-                self.out.store.cells.push(RawCell {
-                    row,
-                    col: col as u16,
-                    tag,
-                    aux,
-                    bits,
-                });
-                if let Some((off, len)) = formula {
-                    self.out
-                        .store
-                        .formulas
-                        .push(FormulaRec { row, col, off, len });
-                }
+            if let Some(v) = value {
+                self.push_cell(row, col, v, formula);
             }
             if span {
                 // Saturating: a span count near u64::MAX wrapped the end

@@ -22,7 +22,7 @@ use super::table::{GRID_COLS, GRID_ROWS, TableParser};
 use super::values::parse_date;
 use super::values::{parse_bool, strip_formula_prefix};
 use crate::error::Result;
-use crate::store::{AUX_FORMULA, FormulaRec, RawCell, T_BOOL, T_DATE, T_NUMBER, date_kind_code};
+use crate::store::{T_BOOL, T_DATE, T_NUMBER, date_kind_code};
 
 /// The cell start tag's name, with its `<`.
 const CELL: &[u8] = b"<table:table-cell";
@@ -204,12 +204,7 @@ impl TableParser<'_> {
     /// it made the cells without a formula some 20 instructions dearer
     /// (seed.ods, callgrind).
     #[inline(never)]
-    fn store_with_formula(
-        &mut self,
-        (tag, aux, bits): (u8, u8, u64),
-        raw: &[u8],
-        at: usize,
-    ) -> Result<bool> {
+    fn store_with_formula(&mut self, v: (u8, u8, u64), raw: &[u8], at: usize) -> Result<bool> {
         let text = strip_formula_prefix(raw);
         let arena_len = self.out.store.arena.len();
         let (Ok(off), Ok(len)) = (u32::try_from(arena_len), u32::try_from(text.len())) else {
@@ -224,18 +219,7 @@ impl TableParser<'_> {
         self.reserve_budget(1, at)?;
         self.out.store.arena.extend_from_slice(text);
         self.formula_bytes = self.formula_bytes.saturating_add(u64::from(len));
-        let (row, col) = (self.row as u32, self.col as u32);
-        self.out.store.cells.push(RawCell {
-            row,
-            col: col as u16,
-            tag,
-            aux: aux | AUX_FORMULA,
-            bits,
-        });
-        self.out
-            .store
-            .formulas
-            .push(FormulaRec { row, col, off, len });
+        self.push_cell(self.row as u32, self.col as u32, v, Some((off, len)));
         Ok(true)
     }
 }
