@@ -37,6 +37,7 @@ pub fn write_value(w: &mut dyn Write, v: &Value<'_>) -> io::Result<()> {
         Value::Error(e) => write_str(w, e.as_str()),
         Value::DateTime(d) if d.kind == DateKind::Duration => write_number(w, d.as_seconds()),
         Value::DateTime(d) => write_str(w, &d.to_iso()),
+        Value::Empty => w.write_all(b"null"),
     }
 }
 
@@ -52,6 +53,7 @@ pub fn write_plain(w: &mut dyn Write, v: &Value<'_>) -> io::Result<()> {
         Value::Error(e) => w.write_all(e.as_str().as_bytes()),
         Value::DateTime(d) if d.kind == DateKind::Duration => write!(w, "{}", d.as_seconds()),
         Value::DateTime(d) => w.write_all(d.to_iso().as_bytes()),
+        Value::Empty => Ok(()),
     }
 }
 

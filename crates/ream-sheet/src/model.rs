@@ -220,17 +220,22 @@ pub enum Value<'a> {
     Error(CellError),
     /// A number formatted as a date, time or duration.
     DateTime(ExcelDateTime),
+    /// A cell that exists without a value: a formula whose result was not
+    /// saved with the file (`<f>A1*2</f><v></v>`, common in files written
+    /// by openpyxl). Its formula text is in [`Cell::formula`].
+    Empty,
 }
 
 impl Value<'_> {
     /// A short type name used in JSON output: `number`, `string`, `bool`,
-    /// `error`, `date`, `time`, `duration`.
+    /// `error`, `date`, `time`, `duration`, `empty`.
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::Number(_) => "number",
             Value::String(_) => "string",
             Value::Bool(_) => "bool",
             Value::Error(_) => "error",
+            Value::Empty => "empty",
             Value::DateTime(d) => match d.kind {
                 DateKind::DateTime => "date",
                 DateKind::Time => "time",

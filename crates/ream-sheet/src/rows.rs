@@ -98,6 +98,8 @@ pub enum OwnedValue {
     Error(CellError),
     /// A date, time or duration.
     DateTime(ExcelDateTime),
+    /// A cell without a value (see [`Value::Empty`]).
+    Empty,
 }
 
 /// A cell that owns its text (see [`Cell`]).
@@ -124,6 +126,7 @@ impl From<&Cell<'_>> for OwnedCell {
                 Value::Bool(b) => OwnedValue::Bool(b),
                 Value::Error(e) => OwnedValue::Error(e),
                 Value::DateTime(d) => OwnedValue::DateTime(d),
+                Value::Empty => OwnedValue::Empty,
             },
             formula: c.formula.map(str::to_string),
         }

@@ -16,6 +16,9 @@ pub(crate) const T_INLINE: u8 = 2;
 pub(crate) const T_BOOL: u8 = 3;
 pub(crate) const T_ERROR: u8 = 4;
 pub(crate) const T_DATE: u8 = 5;
+/// A cell without a value that still exists (a formula with no cached
+/// result): read as [`Value::Empty`].
+pub(crate) const T_EMPTY: u8 = 6;
 
 /// Flag in `RawCell::aux`: the cell has an entry in the formula table.
 pub(crate) const AUX_FORMULA: u8 = 0x80;
@@ -173,6 +176,7 @@ impl CellStore {
             T_INLINE => Value::String(self.arena_str((c.bits >> 32) as u32, c.bits as u32)),
             T_BOOL => Value::Bool(c.bits != 0),
             T_ERROR => Value::Error(CellError::from_code(c.aux & 0x7f)),
+            T_EMPTY => Value::Empty,
             _ => Value::DateTime(ExcelDateTime {
                 serial: f64::from_bits(c.bits),
                 kind: date_kind_from(c.aux),

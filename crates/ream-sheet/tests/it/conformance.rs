@@ -27,6 +27,7 @@ impl V {
             Value::String(s) => V("s", 0.0, s.to_string()),
             Value::Bool(b) => V("b", 0.0, if *b { "True" } else { "False" }.into()),
             Value::Error(e) => V("e", 0.0, e.as_str().into()),
+            Value::Empty => V("empty", 0.0, String::new()),
             Value::DateTime(d) => {
                 let iso = d.to_iso();
                 match d.kind {
@@ -99,7 +100,10 @@ fn ream_sheets(wb: &Workbook) -> Vec<SheetDump> {
     let mut out = Vec::new();
     for s in wb.sheets() {
         // The golden dumps never hold "": an empty string is an empty cell.
-        let cells = s.cells().filter(|c| c.value != Value::String(""));
+        // A formula cell without a cached value is an empty cell to them.
+        let cells = s
+            .cells()
+            .filter(|c| c.value != Value::String("") && c.value != Value::Empty);
         let cells = cells.map(|c| ((c.row, c.col), V::from_ream(&c.value)));
         let (name, vis) = (s.name().into(), s.visibility().as_str().into());
         out.push(SheetDump(name, vis, cells.collect()));

@@ -416,6 +416,7 @@ fn ream_cells(wb: &Workbook) -> Dumped {
                             format!("d {}", d.to_iso())
                         }
                         Value::DateTime(d) => format!("dur {}", d.as_seconds().round()),
+                        Value::Empty => "empty".to_string(),
                     };
                     (c.row, c.col, v)
                 })
@@ -778,6 +779,7 @@ fn ream_view(wb: &Workbook) -> Vec<SheetView> {
                             ("b".into(), if b { "True" } else { "False" }.into(), 0.0)
                         }
                         Value::Error(e) => ("e".into(), e.to_string(), 0.0),
+                        Value::Empty => ("empty".into(), String::new(), 0.0),
                         Value::DateTime(d) => match d.kind {
                             DateKind::DateTime => {
                                 let iso = d.to_iso();
