@@ -1,18 +1,22 @@
 //! `ream pdf ...`: page count, metadata, objects and revisions of PDFs;
 //! incremental updates and full rewrites.
 //!
-//! Every subcommand takes `--source mmap|window|buffered|pread`,
-//! `--window-mb N`, `--strict` and `--stats` (I/O counters on stderr).
-//! Exit codes: 0 ok, 1 error, 3 finished with warnings (`check`, and any
-//! command whose file needed repair), 4 encrypted.
+//! Every subcommand takes FILE (`-` reads standard input into memory),
+//! `--source mmap|window|buffered|pread`, `--window-mb N`, `--strict` and
+//! `--stats` (I/O counters on stderr). Errors name the file (and the object
+//! and byte offset where known). Exit codes: 0 ok, 1 error, 2 usage,
+//! 3 finished with warnings (each printed on stderr as `ream: warning: ...`),
+//! 4 encrypted.
 
 mod report;
 mod show;
 mod write;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use clap::builder::RangedI64ValueParser;
 use ream_pdf::{ErrorKind, Pdf, PdfOptions, SourceKind};
-use std::io::Write;
+use std::fmt::Display;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -30,32 +34,48 @@ pub enum Command {
     Info(InfoArgs),
     /// One line (or JSON object) per page: object, boxes, rotation.
     Pages(PagesArgs),
-    /// Print one object; `--raw`/`--decoded` write a stream's data.
+    /// Print one object, or a stream's data (`--raw`/`--decoded`).
+    ///
+    /// The object is given as `12`, `12 0` or `12 0 R` (one argument or
+    /// several; the generation defaults to 0). An object the file does not
+    /// have is an error (exit 1).
     Show(ShowArgs),
-    /// The revisions (original and incremental updates).
+    /// The revisions: the original and each incremental update.
     Revisions(Common),
-    /// Read everything and report problems (exit 0 ok, 3 warnings, 1 errors).
+    /// Read everything and report problems (0 ok, 3 warnings, 1 errors, 4 encrypted).
+    ///
+    /// Reads every object, decodes every stream, walks the page tree and
+    /// reads Info and XMP. An encrypted file gets its structure checked
+    /// (cross-reference data, object syntax, page tree) and exits 4: its
+    /// streams and strings are not decrypted, so not checked.
     Check(Common),
-    /// Set Info entries in an appended revision; the original bytes stay
-    /// untouched (default: a copy renamed over FILE atomically).
+    /// Set Info entries in an appended revision (original bytes untouched).
+    ///
+    /// By default a copy with the revision is renamed over FILE atomically;
+    /// `-o OUT` writes the copy elsewhere, `--in-place` appends to FILE.
     Update(UpdateArgs),
-    /// Write a compact copy: live objects renumbered, large sequential writes.
+    /// Write a compact copy: live objects renumbered, sequential writes.
     Rewrite(RewriteArgs),
-    /// Summarize every object (object streams decoded in parallel):
-    /// counts per /Type, streams, errors.
+    /// Count objects per /Type, in parallel; unreadable objects listed.
+    ///
+    /// Object streams are decoded on worker threads; objects that cannot
+    /// be read are listed as errors (exit 3), not fatal.
     Index(IndexArgs),
 }
 
 /// Options shared by every `ream pdf` subcommand.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Common {
-    /// The PDF file.
+    /// The PDF file; `-` reads standard input into memory (`--source`
+    /// then does not apply).
     pub file: PathBuf,
     /// Byte source: mmap (default), window, buffered, pread.
     #[arg(long, default_value = "mmap")]
     pub source: SourceKind,
-    /// View size of the sliding window in MiB (with `--source window`).
-    #[arg(long, default_value_t = 64)]
+    /// View size of the sliding window in MiB, 1 to 65536 (with
+    /// `--source window`).
+    #[arg(long, default_value_t = 64, allow_negative_numbers = true,
+          value_parser = ranged(1..=65536))]
     pub window_mb: usize,
     /// Refuse to repair broken cross-reference data.
     #[arg(long)]
@@ -93,8 +113,10 @@ pub struct PagesArgs {
 pub struct ShowArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Object number, optionally with generation: `12` or `12.0`.
-    pub object: String,
+    /// The object: `12`, `12 0` or `12 0 R` (number 1 to 4294967295,
+    /// generation 0 to 65535, default 0).
+    #[arg(required = true, num_args = 1..=3, allow_negative_numbers = true)]
+    pub object: Vec<String>,
     /// Write the stream's data as stored.
     #[arg(long, conflicts_with = "decoded")]
     pub raw: bool,
@@ -108,9 +130,10 @@ pub struct ShowArgs {
 pub struct IndexArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Worker threads (0 = available cores). Scales best with
+    /// Worker threads, 0 to 1024 (0 = available cores). Scales best with
     /// `--source mmap`; other sources lock per read.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = ranged(0..=1024))]
     pub threads: usize,
     /// Print one JSON document.
     #[arg(long)]
@@ -149,22 +172,25 @@ pub struct RewriteArgs {
     /// Pack small objects into compressed object streams (xref stream).
     #[arg(long)]
     pub object_streams: bool,
-    /// Objects per object stream.
-    #[arg(long, default_value_t = 100)]
+    /// Objects per object stream, 1 to 100000.
+    #[arg(long, default_value_t = 100, allow_negative_numbers = true,
+          value_parser = ranged(1..=100_000))]
     pub objects_per_stream: usize,
     /// Write unbuffered (O_DIRECT); falls back with a warning where the
     /// filesystem refuses.
     #[arg(long)]
     pub direct_io: bool,
-    /// Output buffer in MiB (one write per full buffer).
-    #[arg(long, default_value_t = 4)]
+    /// Output buffer in MiB, 1 to 1024 (one write per full buffer).
+    #[arg(long, default_value_t = 4, allow_negative_numbers = true,
+          value_parser = ranged(1..=1024))]
     pub buffer_mb: usize,
     /// Print a JSON report.
     #[arg(long)]
     pub json: bool,
 }
 
-/// Runs `ream pdf`.
+/// Runs `ream pdf`: usage checks, then the subcommand on the opened
+/// file. Every error after parsing names the file (`<stdin>` for `-`).
 pub fn run(a: &Args) -> Result<()> {
     let common = match &a.command {
         Command::Info(x) => &x.common,
@@ -175,11 +201,44 @@ pub fn run(a: &Args) -> Result<()> {
         Command::Rewrite(x) => &x.common,
         Command::Index(x) => &x.common,
     };
+    // Usage errors come before the file is opened.
+    match &a.command {
+        Command::Show(x) => show::parse_ref(&x.object).map(|_| ())?,
+        Command::Update(x) => write::check_update_args(x)?,
+        _ => {}
+    }
+    run_on(a, common).with_context(|| file_name(&common.file))
+}
+
+/// A clap parser for a count within `range` (negative values reach it, so
+/// they get a range message too).
+fn ranged(range: std::ops::RangeInclusive<i64>) -> RangedI64ValueParser<usize> {
+    RangedI64ValueParser::new().range(range)
+}
+
+/// The file as errors name it.
+fn file_name(file: &Path) -> String {
+    if is_stdin(file) {
+        "<stdin>".to_string()
+    } else {
+        file.display().to_string()
+    }
+}
+
+/// True for the `-` that stands for standard input.
+fn is_stdin(file: &Path) -> bool {
+    file == Path::new("-")
+}
+
+fn run_on(a: &Args, common: &Common) -> Result<()> {
     let t0 = Instant::now();
     let pdf = open(common)?;
     let mut out = std::io::stdout().lock();
     let result = match &a.command {
-        Command::Info(x) => report::info(&pdf, &common.file, x.json, x.verify_pages, &mut out),
+        Command::Info(x) => {
+            let name = file_name(&common.file);
+            report::info(&pdf, Path::new(&name), x.json, x.verify_pages, &mut out)
+        }
         Command::Pages(x) => report::pages(&pdf, x.json, &mut out),
         Command::Show(x) => show::run(&pdf, x, &mut out),
         Command::Revisions(_) => report::revisions(&pdf, &mut out),
@@ -192,10 +251,8 @@ pub fn run(a: &Args) -> Result<()> {
     if common.stats {
         print_stats(&pdf, t0);
     }
+    report_warnings(&pdf.warnings());
     result?;
-    if !pdf.warnings().is_empty() {
-        crate::input::WARNED.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
     if pdf.is_encrypted() {
         return Err(ream_pdf::Error::new(
             ErrorKind::Encrypted,
@@ -206,19 +263,35 @@ pub fn run(a: &Args) -> Result<()> {
     Ok(())
 }
 
+/// Prints each warning on stderr as `ream: warning: ...`; any warning
+/// makes the process exit 3 (see `input::WARNED`).
+pub(crate) fn report_warnings<W: Display>(warnings: &[W]) {
+    for w in warnings {
+        eprintln!("ream: warning: {w}");
+    }
+    if !warnings.is_empty() {
+        crate::input::WARNED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Opens the file with the options of `c` (encrypted files open for
-/// their structure; commands report and exit 4).
+/// their structure; commands report and exit 4). `-` reads standard
+/// input into memory.
 fn open(c: &Common) -> Result<Pdf> {
     let opts = PdfOptions::new()
         .source(c.source)
-        .window_size(c.window_mb.max(1) << 20)
+        .window_size(c.window_mb << 20)
         .strict(c.strict)
         .allow_encrypted(true);
-    Ok(open_path(&c.file, &opts)?)
-}
-
-fn open_path(p: &Path, opts: &PdfOptions) -> ream_pdf::Result<Pdf> {
-    Pdf::open(p, opts)
+    if is_stdin(&c.file) {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut buf)
+            .context("reading standard input")?;
+        return Ok(Pdf::from_bytes(buf, &opts)?);
+    }
+    Ok(Pdf::open(&c.file, &opts)?)
 }
 
 fn print_stats(pdf: &Pdf, t0: Instant) {

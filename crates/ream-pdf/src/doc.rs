@@ -51,9 +51,13 @@ pub(crate) struct State {
 }
 
 impl Pdf {
-    /// Opens `path` with the byte source chosen in `opts`.
+    /// Opens `path` with the byte source chosen in `opts`. A directory is
+    /// an I/O error saying so.
     pub fn open(path: impl AsRef<Path>, opts: &PdfOptions) -> Result<Pdf> {
         let path = path.as_ref();
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Err(Error::new(ErrorKind::Io, "is a directory, not a PDF file"));
+        }
         let src = open_source(path, &opts.source)?;
         let mut pdf = Pdf::from_source(src, opts)?;
         pdf.path = Some(path.to_path_buf());

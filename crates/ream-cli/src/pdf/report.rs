@@ -168,14 +168,17 @@ pub fn revisions(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
 }
 
 /// `ream pdf check`: reads every object, decodes every stream, walks the
-/// pages; prints problems. Errors make the command fail (exit 1).
+/// pages, reads Info and XMP; prints problems. Errors make the command
+/// fail (exit 1). An encrypted file gets its structure checked and no `ok`
+/// line (the caller then exits 4).
 pub fn check(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
+    let encrypted = pdf.is_encrypted();
     let mut errors = Vec::new();
     let nums = pdf.object_numbers();
     let mut streams = 0usize;
     for &n in &nums {
         match pdf.object(ObjRef::new(n, 0)) {
-            Ok(Object::Stream(s)) if !pdf.is_encrypted() => {
+            Ok(Object::Stream(s)) if !encrypted => {
                 streams += 1;
                 if let Err(e) = pdf.stream_data(&s, true) {
                     errors.push(format!("object {n}: stream: {e}"));
@@ -190,7 +193,7 @@ pub fn check(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
         Ok(p) => writeln!(out, "pages: {}", p.len())?,
         Err(e) => errors.push(format!("pages: {e}")),
     }
-    if !pdf.is_encrypted() {
+    if !encrypted {
         if let Err(e) = pdf.info() {
             errors.push(format!("info: {e}"));
         }
@@ -198,7 +201,15 @@ pub fn check(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
             errors.push(format!("xmp: {e}"));
         }
     }
-    writeln!(out, "objects: {} ({streams} streams decoded)", nums.len())?;
+    if encrypted {
+        writeln!(
+            out,
+            "objects: {} (streams not decoded: encrypted)",
+            nums.len()
+        )?;
+    } else {
+        writeln!(out, "objects: {} ({streams} streams decoded)", nums.len())?;
+    }
     let warnings = pdf.warnings();
     for w in &warnings {
         writeln!(out, "warning: {w}")?;
@@ -206,27 +217,43 @@ pub fn check(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
     for e in &errors {
         writeln!(out, "error: {e}")?;
     }
-    if !errors.is_empty() {
-        anyhow::bail!("{} errors", errors.len());
+    if encrypted {
+        writeln!(
+            out,
+            "encrypted: checked the cross-reference data, the syntax of every object and the page tree; \
+             not checked: stream data, strings, Info, XMP (decryption is not supported yet)"
+        )?;
     }
-    writeln!(
-        out,
-        "{}",
-        if warnings.is_empty() {
+    if !errors.is_empty() {
+        anyhow::bail!(
+            "check found errors: {} (listed on standard output)",
+            errors.len()
+        );
+    }
+    if !encrypted {
+        let verdict = if warnings.is_empty() {
             "ok"
         } else {
             "ok with warnings"
-        }
-    )?;
+        };
+        writeln!(out, "{verdict}")?;
+    }
     Ok(())
 }
 
 /// `ream pdf index`: summarizes every object on `threads` workers; prints
-/// counts per /Type and totals (errors are listed, not fatal).
+/// counts per /Type and totals. Unreadable objects are listed in the
+/// output and counted in one warning on stderr (exit 3), not fatal.
 pub fn index(pdf: &Pdf, threads: usize, as_json: bool, out: &mut dyn Write) -> Result<()> {
     let t0 = std::time::Instant::now();
     let ix = pdf.index_objects(threads)?;
     let wall_s = t0.elapsed().as_secs_f64();
+    if !ix.errors.is_empty() {
+        super::report_warnings(&[format!(
+            "unreadable objects: {} (listed as errors in the output)",
+            ix.errors.len()
+        )]);
+    }
     if as_json {
         let v = json!({
             "objects": ix.objects.len(),

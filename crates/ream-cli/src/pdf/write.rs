@@ -20,11 +20,26 @@ fn parse_set(s: &str) -> Result<(String, Option<String>)> {
     Ok((k.to_string(), (!v.is_empty()).then(|| v.to_string())))
 }
 
-/// `ream pdf update`: Info entries in one appended revision.
-pub fn update(pdf: &Pdf, a: &UpdateArgs, out: &mut dyn Write) -> Result<()> {
+/// Usage checks of `ream pdf update` made before the file is opened:
+/// something to set, every `--set-info` well formed, and `-o OUT` when
+/// the input is standard input.
+pub fn check_update_args(a: &UpdateArgs) -> Result<()> {
     if a.set_info.is_empty() {
         return Err(UsageError("nothing to update: give --set-info Key=Value".into()).into());
     }
+    for s in &a.set_info {
+        parse_set(s)?;
+    }
+    if super::is_stdin(&a.common.file) && a.output.is_none() {
+        return Err(
+            UsageError("standard input cannot be updated in place: give -o OUT".into()).into(),
+        );
+    }
+    Ok(())
+}
+
+/// `ream pdf update`: Info entries in one appended revision.
+pub fn update(pdf: &Pdf, a: &UpdateArgs, out: &mut dyn Write) -> Result<()> {
     let mut u = pdf.update();
     for s in &a.set_info {
         match parse_set(s)? {
@@ -83,9 +98,16 @@ pub fn rewrite(pdf: &Pdf, a: &RewriteArgs, out: &mut dyn Write) -> Result<()> {
     let t0 = Instant::now();
     let rep = pdf.rewrite(&a.output, &opts)?;
     let secs = t0.elapsed().as_secs_f64();
-    for w in &rep.warnings {
-        eprintln!("ream: warning: {w}");
-    }
+    // The reader's warnings (repairs) are printed by the caller; the
+    // report lists them with the rewrite's own (objects written as null,
+    // I/O fallbacks).
+    super::report_warnings(&rep.warnings);
+    let warnings: Vec<String> = pdf
+        .warnings()
+        .iter()
+        .map(ToString::to_string)
+        .chain(rep.warnings.iter().cloned())
+        .collect();
     if a.json {
         let v = json!({
             "file": rep.path.display().to_string(),
@@ -95,7 +117,7 @@ pub fn rewrite(pdf: &Pdf, a: &RewriteArgs, out: &mut dyn Write) -> Result<()> {
             "streams": rep.streams,
             "writes": rep.writes,
             "direct_io": rep.direct_io,
-            "warnings": rep.warnings,
+            "warnings": warnings,
             "seconds": secs,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;

@@ -284,3 +284,14 @@ fn not_a_pdf() {
     assert!(lenient(b"hello world, no objects here".to_vec()).is_err());
     assert!(lenient(vec![0xff; 10_000]).is_err());
 }
+
+#[test]
+fn a_directory_is_called_a_directory() {
+    let dir = std::env::temp_dir();
+    for source in ["mmap", "window", "buffered", "pread"] {
+        let opts = PdfOptions::new().source(source.parse().unwrap());
+        let e = Pdf::open(&dir, &opts).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Io);
+        assert_eq!(e.to_string(), "io: is a directory, not a PDF file");
+    }
+}
