@@ -244,6 +244,9 @@ fn no_files_message(filtered_out: u64) -> String {
 /// for command lines.
 pub fn parse_size_mb(s: &str) -> std::result::Result<u64, String> {
     let s = s.trim();
+    if s.starts_with('-') {
+        return Err(format!("must be 0 or more, got {s:?}"));
+    }
     let (num, unit) = match s.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
         Some((i, _)) => s.split_at(i),
         None => (s, "M"),
@@ -262,12 +265,16 @@ pub fn parse_size_mb(s: &str) -> std::result::Result<u64, String> {
         .ok_or_else(|| format!("size too large: {s:?}"))
 }
 
-/// Parses seconds (`2`, `0.5`) into a duration; for command lines.
+/// Parses seconds (`2`, `0.5`, 0 or more) into a duration; for command
+/// lines.
 pub fn parse_seconds(s: &str) -> std::result::Result<Duration, String> {
     let v: f64 = s
         .trim()
         .parse()
         .map_err(|_| format!("not a number of seconds: {s:?}"))?;
+    if v < 0.0 {
+        return Err(format!("must be 0 seconds or more, got {s:?}"));
+    }
     Duration::try_from_secs_f64(v).map_err(|_| format!("not a valid duration: {s:?}"))
 }
 
@@ -283,7 +290,14 @@ mod tests {
         assert!(parse_size_mb("x").is_err());
         assert!(parse_size_mb("5T").is_err());
         assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
-        assert!(parse_seconds("-1").is_err());
+        assert_eq!(
+            parse_seconds("-1"),
+            Err("must be 0 seconds or more, got \"-1\"".into())
+        );
+        assert_eq!(
+            parse_size_mb("-5"),
+            Err("must be 0 or more, got \"-5\"".into())
+        );
         assert!(parse_seconds("soon").is_err());
     }
 }
