@@ -75,11 +75,9 @@ impl StandardAnalyzer {
         match format {
             DocFormat::Xlsx | DocFormat::Xlsm | DocFormat::Ods => workbook(format, bytes, threads),
             DocFormat::Pdf => pdf(path),
-            DocFormat::Text => Analysis {
-                format,
-                outcome: Outcome::Ok,
-                summary: Some(Summary::Text(text::scan(&bytes, self.text_key_cap))),
-            },
+            DocFormat::Text => {
+                Analysis::read(format, Summary::Text(text::scan(&bytes, self.text_key_cap)))
+            }
             DocFormat::Xls | DocFormat::Xlsb => Analysis::failed(
                 format,
                 Outcome::error(
@@ -170,33 +168,21 @@ fn workbook(format: DocFormat, bytes: Bytes, threads: usize) -> Analysis {
         .parallel(threads > 1)
         .threads(threads.max(1));
     match Workbook::from_source(bytes, &opts) {
-        Ok(wb) => Analysis {
+        Ok(wb) => Analysis::read(
             format,
-            outcome: Outcome::Ok,
-            summary: Some(Summary::Workbook(WorkbookSummary {
-                sheets: wb
-                    .sheets()
-                    .iter()
-                    .map(|s| SheetSummary {
-                        name: s.name().to_string(),
-                        kind: s.kind().as_str().to_string(),
-                        visibility: s.visibility().as_str().to_string(),
-                        dims: s.bounds().map(|b| b.to_string()).unwrap_or_default(),
-                        cells: s.cell_count(),
-                        comments: s.comments().len(),
-                        tables: s.tables().len(),
-                        merged: s.merged().len(),
-                        drawings: s.drawings().len(),
-                    })
-                    .collect(),
+            Summary::Workbook(WorkbookSummary {
+                sheets: wb.sheets().iter().map(SheetSummary::of).collect(),
                 defined_names: wb.defined_names().len(),
                 shared_strings: wb.shared_string_count(),
-                warnings: wb.warnings().len(),
-            })),
-        },
+            }),
+        )
+        .with_warnings(wb.warnings()),
         Err(e) => Analysis::failed(format, Outcome::error(e.kind().as_str(), e.to_string())),
     }
 }
+
+/// The outcome of an encrypted PDF: only its structure was read.
+const PDF_ENCRYPTED: &str = "the document is encrypted (/Encrypt in the trailer); decryption is not supported, so only its structure (pages, revisions, objects) was read";
 
 fn pdf(path: &Path) -> Analysis {
     let opts = PdfOptions::new().allow_encrypted(true);
@@ -217,10 +203,9 @@ fn pdf(path: &Path) -> Analysis {
         .info()
         .map(|i| i.into_iter().map(|(k, v)| (k, v.to_string())).collect())
         .unwrap_or_default();
-    Analysis {
-        format: DocFormat::Pdf,
-        outcome: Outcome::Ok,
-        summary: Some(Summary::Pdf(PdfSummary {
+    let mut a = Analysis::read(
+        DocFormat::Pdf,
+        Summary::Pdf(PdfSummary {
             pages,
             pages_error,
             version: pdf.version().to_string(),
@@ -229,7 +214,11 @@ fn pdf(path: &Path) -> Analysis {
             objects: pdf.object_numbers().len(),
             encrypted: pdf.is_encrypted(),
             repaired: pdf.was_repaired(),
-            warnings: pdf.warnings().len(),
-        })),
+        }),
+    )
+    .with_warnings(&pdf.warnings());
+    if pdf.is_encrypted() {
+        a.outcome = Outcome::error("encrypted", PDF_ENCRYPTED);
     }
+    a
 }

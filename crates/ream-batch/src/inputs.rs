@@ -25,34 +25,62 @@ pub struct Job {
     pub mtime_ns: i64,
 }
 
-/// The include/exclude filters.
+/// Glob patterns of one kind (include or exclude), split by what they
+/// match: a pattern without `/` matches the file (or directory) name, a
+/// pattern with `/` the whole path as given.
 #[derive(Debug, Clone)]
-pub(crate) struct Filters {
-    include: Option<GlobSet>,
-    exclude: Option<GlobSet>,
+struct Patterns {
+    name: GlobSet,
+    path: GlobSet,
 }
 
-fn glob_set(globs: &[String], what: &str) -> Result<Option<GlobSet>> {
-    if globs.is_empty() {
-        return Ok(None);
+impl Patterns {
+    /// Compiles `globs`; `None` when there are none.
+    fn new(globs: &[String], what: &str) -> Result<Option<Patterns>> {
+        if globs.is_empty() {
+            return Ok(None);
+        }
+        let mut name = GlobSetBuilder::new();
+        let mut path = GlobSetBuilder::new();
+        for g in globs {
+            let glob = Glob::new(g)
+                .map_err(|e| BatchError::Usage(format!("bad {what} glob {g:?}: {e}")))?;
+            if g.contains('/') {
+                path.add(glob);
+            } else {
+                name.add(glob);
+            }
+        }
+        let build = |b: GlobSetBuilder| {
+            b.build()
+                .map_err(|e| BatchError::Usage(format!("bad {what} globs: {e}")))
+        };
+        Ok(Some(Patterns {
+            name: build(name)?,
+            path: build(path)?,
+        }))
     }
-    let mut b = GlobSetBuilder::new();
-    for g in globs {
-        let glob =
-            Glob::new(g).map_err(|e| BatchError::Usage(format!("bad {what} glob {g:?}: {e}")))?;
-        b.add(glob);
+
+    fn is_match(&self, p: &Path) -> bool {
+        p.file_name().is_some_and(|n| self.name.is_match(n)) || self.path.is_match(p)
     }
-    b.build()
-        .map(Some)
-        .map_err(|e| BatchError::Usage(format!("bad {what} globs: {e}")))
+}
+
+/// The include/exclude filters. A pattern without `/` matches the file
+/// name (`*.xlsx`, `tmp`), one with `/` the whole path as given
+/// (`data/*/2024-*.csv`, `*/tmp/*`); `*` matches `/` too.
+#[derive(Debug, Clone)]
+pub(crate) struct Filters {
+    include: Option<Patterns>,
+    exclude: Option<Patterns>,
 }
 
 impl Filters {
     /// Compiles the globs (errors name the bad pattern).
     pub(crate) fn new(include: &[String], exclude: &[String]) -> Result<Filters> {
         Ok(Filters {
-            include: glob_set(include, "include")?,
-            exclude: glob_set(exclude, "exclude")?,
+            include: Patterns::new(include, "include")?,
+            exclude: Patterns::new(exclude, "exclude")?,
         })
     }
     fn excluded(&self, p: &Path) -> bool {
@@ -71,6 +99,9 @@ pub(crate) struct Collected {
     /// Paths that could not be read (walk errors, missing arguments), one
     /// message each.
     pub warnings: Vec<String>,
+    /// Files left out by the include/exclude globs (files inside an
+    /// excluded directory are not counted).
+    pub filtered_out: u64,
 }
 
 /// The identity (device, inode) of a file to leave out (the report).
@@ -158,7 +189,11 @@ impl Collector<'_> {
     }
 
     fn file(&mut self, p: &Path, m: &std::fs::Metadata) {
-        if !self.filters.takes(p) || self.skip == Some((m.dev(), m.ino())) {
+        if self.skip == Some((m.dev(), m.ino())) {
+            return;
+        }
+        if !self.filters.takes(p) {
+            self.out.filtered_out += 1;
             return;
         }
         if !self.seen.insert(p.to_path_buf()) {
@@ -208,5 +243,21 @@ mod tests {
         assert!(!f.takes(Path::new("a/tmp/b.xlsx")));
         let all = Filters::new(&[], &[]).unwrap();
         assert!(all.takes(Path::new("anything")));
+    }
+
+    #[test]
+    fn names_without_slash_paths_with_one() {
+        // No `/`: the file name, wherever the file is.
+        let f = Filters::new(&["b?.csv".into()], &["tmp".into()]).unwrap();
+        assert!(f.takes(Path::new("/abs/dir/b1.csv")));
+        assert!(!f.takes(Path::new("/abs/b1.csv/c.csv")));
+        assert!(!f.takes(Path::new("x/tmp")));
+        assert!(f.takes(Path::new("tmp/b1.csv")), "only the name is matched");
+        // With `/`: the whole path.
+        let f = Filters::new(&["in/*.csv".into()], &[]).unwrap();
+        assert!(f.takes(Path::new("in/a.csv")));
+        assert!(f.takes(Path::new("in/sub/a.csv")), "`*` matches `/`");
+        assert!(!f.takes(Path::new("other/in/a.csv")));
+        assert!(!f.takes(Path::new("a.csv")));
     }
 }

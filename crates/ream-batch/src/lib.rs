@@ -8,13 +8,19 @@
 //!
 //! ```json
 //! {"path":"in/a.xlsx","format":"xlsx","size":5012,"mtime":1718000000123456789,
-//!  "outcome":"ok","summary":{"sheets":[...],...},"elapsed_ms":0.84,"threads":1}
+//!  "outcome":"ok","summary":{"sheets":[...],...},"warning_count":0,"warnings":[],
+//!  "elapsed_ms":0.84,"threads":1}
 //! ```
 //!
+//! Every field, and the sheet fields shared with `ream sheets --json`, is
+//! listed once in the README's "Output fields" section. In short:
 //! `outcome` is `"ok"`, `"timeout"`, `{"error": kind, "message": m}` or
-//! `{"crashed": "signal N" | "exit N" | "panic", "message": m}`; `mtime` is
-//! in nanoseconds since the Unix epoch; `summary` is `null` unless the
-//! engine read the file.
+//! `{"crashed": "signal N" | "exit N" | "panic", "message": m}` (an
+//! encrypted file, PDF or workbook, is `{"error": "encrypted", ...}`; an
+//! encrypted PDF keeps the structure summary that could be read); `mtime`
+//! is in nanoseconds since the Unix epoch; `summary` is `null` unless the
+//! engine read the file; `warnings` holds the first [`MAX_WARNINGS`]
+//! warning texts and `warning_count` counts them all.
 //!
 //! # Dispatcher (seed 003)
 //!
@@ -39,7 +45,11 @@
 //! Records are written whole (several at a time, each write holding only
 //! complete lines), so an interrupted batch leaves at most a partial last
 //! line, which [`BatchOptions::resume`] cuts off before appending; files
-//! already recorded with the same path, size and mtime are skipped.
+//! already recorded with the same path, size and mtime are skipped. A file
+//! whose size or mtime changed (or, with [`BatchOptions::retry_failed`],
+//! whose record is a failure) is analysed again and its old record removed
+//! from the report (rewritten beside itself and renamed over it), so the
+//! report keeps one record per file.
 
 mod analyze;
 mod budget;
@@ -69,8 +79,8 @@ pub use options::{
 };
 pub use progress::{NoProgress, Progress, TerminalProgress};
 pub use raw::{
-    Analysis, DocFormat, Outcome, OutcomeKind, PdfSummary, SheetSummary, Summary, TextSummary,
-    WorkbookSummary,
+    Analysis, DocFormat, MAX_WARNINGS, Outcome, OutcomeKind, PdfSummary, SheetSummary, Summary,
+    TextSummary, WorkbookSummary,
 };
 pub use record::Entry;
 pub use stats::{DispatchStats, Gaps};
@@ -79,6 +89,7 @@ pub use text::{looks_like_text, scan as scan_text};
 pub use worker::serve_worker;
 
 use dispatch::{Executor, InProcess, Shared};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicUsize;
@@ -113,21 +124,42 @@ pub fn run_batch(
         (_, false) => None,
     };
     let filters = inputs::Filters::new(&opts.include, &opts.exclude)?;
-    let (report, recorded, skip) = match &opts.report {
+    if opts.retry_failed && !opts.resume {
+        return Err(BatchError::Usage(
+            "retry-failed works on a resumed report: it needs resume".into(),
+        ));
+    }
+    let (mut report, recorded, skip) = match &opts.report {
         Some(p) => {
             let (r, keys, id) = report::Report::open(p, opts.resume)?;
             (r, keys, Some(id))
         }
         None => (report::Report::stdout(), Default::default(), None),
     };
-    let found = inputs::collect(inputs, &filters, opts.follow_links, skip)?;
+    let mut found = inputs::collect(inputs, &filters, opts.follow_links, skip)?;
+    if found.jobs.is_empty() {
+        found.warnings.push(no_files_message(found.filtered_out));
+    }
+    let mut again = HashSet::new();
     let before = found.jobs.len();
     let mut jobs: Vec<Job> = found
         .jobs
         .into_iter()
-        .filter(|j| !recorded.contains(&(j.shown.clone(), j.size, j.mtime_ns)))
+        .filter(|j| match recorded.get(&j.shown) {
+            None => true,
+            Some(r)
+                if r.size == j.size && r.mtime == j.mtime_ns && (r.ok || !opts.retry_failed) =>
+            {
+                false
+            }
+            Some(_) => {
+                again.insert(j.shown.clone());
+                true
+            }
+        })
         .collect();
     let resumed = (before - jobs.len()) as u64;
+    report.drop_records(&again)?;
     // Largest first: the long jobs start early and the tail is short.
     jobs.sort_by_key(|j| std::cmp::Reverse(j.size));
 
@@ -162,6 +194,7 @@ pub fn run_batch(
 
     let summary = BatchSummary {
         resumed,
+        replaced: again.len() as u64,
         warnings: found.warnings,
         ..BatchSummary::default()
     };
@@ -196,10 +229,24 @@ pub fn run_batch(
     Ok(summary)
 }
 
+/// The warning of a batch whose inputs held no file to analyse.
+fn no_files_message(filtered_out: u64) -> String {
+    if filtered_out == 0 {
+        "no files matched: the inputs hold no file to analyse".to_string()
+    } else {
+        format!(
+            "no files matched: all {filtered_out} files found were left out by the include/exclude globs"
+        )
+    }
+}
+
 /// Parses a size like `512`, `512M`, `4G`, `64k` (MiB without a suffix);
 /// for command lines.
 pub fn parse_size_mb(s: &str) -> std::result::Result<u64, String> {
     let s = s.trim();
+    if s.starts_with('-') {
+        return Err(format!("must be 0 or more, got {s:?}"));
+    }
     let (num, unit) = match s.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
         Some((i, _)) => s.split_at(i),
         None => (s, "M"),
@@ -218,12 +265,16 @@ pub fn parse_size_mb(s: &str) -> std::result::Result<u64, String> {
         .ok_or_else(|| format!("size too large: {s:?}"))
 }
 
-/// Parses seconds (`2`, `0.5`) into a duration; for command lines.
+/// Parses seconds (`2`, `0.5`, 0 or more) into a duration; for command
+/// lines.
 pub fn parse_seconds(s: &str) -> std::result::Result<Duration, String> {
     let v: f64 = s
         .trim()
         .parse()
         .map_err(|_| format!("not a number of seconds: {s:?}"))?;
+    if v < 0.0 {
+        return Err(format!("must be 0 seconds or more, got {s:?}"));
+    }
     Duration::try_from_secs_f64(v).map_err(|_| format!("not a valid duration: {s:?}"))
 }
 
@@ -239,7 +290,14 @@ mod tests {
         assert!(parse_size_mb("x").is_err());
         assert!(parse_size_mb("5T").is_err());
         assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
-        assert!(parse_seconds("-1").is_err());
+        assert_eq!(
+            parse_seconds("-1"),
+            Err("must be 0 seconds or more, got \"-1\"".into())
+        );
+        assert_eq!(
+            parse_size_mb("-5"),
+            Err("must be 0 or more, got \"-5\"".into())
+        );
         assert!(parse_seconds("soon").is_err());
     }
 }

@@ -52,11 +52,16 @@ pub struct BatchOptions {
     /// can still be read under a 4 GB limit). 0 = none. Default 4 GiB. Not
     /// applied in-process.
     pub max_mem: u64,
-    /// Glob patterns a file's path (as given) must match one of; empty (the
-    /// default) takes every file. `*` also matches `/`.
+    /// Glob patterns a file must match one of; empty (the default) takes
+    /// every file. A pattern without `/` matches the file name (`*.xlsx`),
+    /// one with `/` the whole path as given (`in/2024/*.csv`); `*` matches
+    /// `/` too.
     pub include: Vec<String>,
     /// Glob patterns that drop a file (and, for directories met while
-    /// walking, the whole directory). Default none.
+    /// walking, the whole directory), matched like
+    /// [`include`](Self::include): `tmp` drops every file or directory
+    /// named `tmp`, `*/tmp/*` every path with a `tmp` directory. Default
+    /// none.
     pub exclude: Vec<String>,
     /// Follow symbolic links to directories while walking. Default `false`
     /// (links to files are always read).
@@ -64,10 +69,16 @@ pub struct BatchOptions {
     /// The JSON Lines report; `None` (the default) writes the records to
     /// standard output.
     pub report: Option<PathBuf>,
-    /// Skip files the report already holds (same path, size and mtime) and
-    /// append to it; a partial last line is cut off first. Needs `report`.
-    /// Default `false` (the report is truncated).
+    /// Skip files the report already holds with the same path, size and
+    /// mtime, and append to it; a partial last line is cut off first. A
+    /// file whose size or mtime changed is analysed again and its old
+    /// record removed from the report. Needs `report`. Default `false`
+    /// (the report is truncated).
     pub resume: bool,
+    /// With [`resume`](Self::resume), also analyse again the files whose
+    /// recorded outcome is not `ok` (errors, timeouts, crashes), replacing
+    /// their records. Default `false`.
+    pub retry_failed: bool,
     /// Most distinct first-column keys counted per text file; past it the
     /// count is reported as capped. Default 100,000.
     pub text_key_cap: usize,
@@ -104,6 +115,7 @@ impl Default for BatchOptions {
             follow_links: false,
             report: None,
             resume: false,
+            retry_failed: false,
             text_key_cap: DEFAULT_TEXT_KEY_CAP,
             test_engines: false,
             intern_on_worker: false,
@@ -127,6 +139,7 @@ impl std::fmt::Debug for BatchOptions {
             .field("follow_links", &self.follow_links)
             .field("report", &self.report)
             .field("resume", &self.resume)
+            .field("retry_failed", &self.retry_failed)
             .field("text_key_cap", &self.text_key_cap)
             .field("test_engines", &self.test_engines)
             .field("intern_on_worker", &self.intern_on_worker)
@@ -174,6 +187,11 @@ impl BatchOptions {
     /// Sets [`resume`](Self::resume).
     pub fn resume(mut self, on: bool) -> BatchOptions {
         self.resume = on;
+        self
+    }
+    /// Sets [`retry_failed`](Self::retry_failed).
+    pub fn retry_failed(mut self, on: bool) -> BatchOptions {
+        self.retry_failed = on;
         self
     }
     /// Adds an [`include`](Self::include) glob.

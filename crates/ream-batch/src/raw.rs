@@ -1,6 +1,7 @@
 //! What an engine gives back for one file, owned and not yet normalised.
 //! The same types travel from an isolated worker over its pipe as JSON.
 
+use ream::sheet::Sheet;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -136,22 +137,24 @@ pub struct WorkbookSummary {
     pub defined_names: usize,
     /// Entries in the shared-string table.
     pub shared_strings: usize,
-    /// Problems that did not stop the open.
-    pub warnings: usize,
 }
 
-/// One sheet of a workbook.
+/// One sheet of a workbook: the fields of a batch record's
+/// `summary.sheets[]` and of `ream sheets --json` (the README's "Output
+/// fields" lists them).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SheetSummary {
+    /// 0-based position in the workbook.
+    pub index: usize,
     /// Tab name.
     pub name: String,
     /// `worksheet`, `chartsheet`, ...
     pub kind: String,
     /// `visible`, `hidden` or `veryHidden`.
     pub visibility: String,
-    /// Used range as `A1:B2`, empty for an empty sheet.
-    pub dims: String,
-    /// Non-empty cells.
+    /// Used range as `A1:B2`, empty for a sheet without cells.
+    pub dimensions: String,
+    /// Cells the sheet holds ([`Sheet::cell_count`]).
     pub cells: usize,
     /// Cell comments.
     pub comments: usize,
@@ -159,8 +162,35 @@ pub struct SheetSummary {
     pub tables: usize,
     /// Merged ranges.
     pub merged: usize,
+    /// Hyperlinks.
+    pub hyperlinks: usize,
     /// Images and charts.
     pub drawings: usize,
+    /// Hidden rows.
+    pub hidden_rows: usize,
+    /// Hidden columns.
+    pub hidden_columns: usize,
+}
+
+impl SheetSummary {
+    /// The summary of `sheet`.
+    pub fn of(sheet: &Sheet) -> SheetSummary {
+        SheetSummary {
+            index: sheet.index(),
+            name: sheet.name().to_string(),
+            kind: sheet.kind().as_str().to_string(),
+            visibility: sheet.visibility().as_str().to_string(),
+            dimensions: sheet.bounds().map(|b| b.to_string()).unwrap_or_default(),
+            cells: sheet.cell_count(),
+            comments: sheet.comments().len(),
+            tables: sheet.tables().len(),
+            merged: sheet.merged().len(),
+            hyperlinks: sheet.hyperlinks().len(),
+            drawings: sheet.drawings().len(),
+            hidden_rows: sheet.hidden_rows().len(),
+            hidden_columns: sheet.hidden_cols().len(),
+        }
+    }
 }
 
 /// A PDF's structure and metadata.
@@ -184,8 +214,6 @@ pub struct PdfSummary {
     pub encrypted: bool,
     /// Whether the cross-reference data had to be rebuilt.
     pub repaired: bool,
-    /// Problems that did not stop the open.
-    pub warnings: usize,
 }
 
 /// Rows and keys of delimited text.
@@ -215,7 +243,17 @@ pub struct Analysis {
     pub outcome: Outcome,
     /// What was found (`None` unless the engine read something).
     pub summary: Option<Summary>,
+    /// The first [`MAX_WARNINGS`] warning texts of the engine (problems
+    /// that did not stop the read), in the engine's order.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// All warnings, kept or not.
+    #[serde(default)]
+    pub warning_count: usize,
 }
+
+/// Most warning texts kept per file: 20 (the count covers them all).
+pub const MAX_WARNINGS: usize = 20;
 
 impl Analysis {
     /// A failed analysis of `format`.
@@ -224,6 +262,31 @@ impl Analysis {
             format,
             outcome,
             summary: None,
+            warnings: Vec::new(),
+            warning_count: 0,
         }
+    }
+
+    /// A successful analysis of `format` that found `summary`.
+    pub fn read(format: DocFormat, summary: Summary) -> Analysis {
+        Analysis {
+            format,
+            outcome: Outcome::Ok,
+            summary: Some(summary),
+            warnings: Vec::new(),
+            warning_count: 0,
+        }
+    }
+
+    /// Sets the warnings from the engine's list: the texts of the first
+    /// [`MAX_WARNINGS`] and the count of all.
+    pub fn with_warnings<W: std::fmt::Display>(mut self, all: &[W]) -> Analysis {
+        self.warnings = all
+            .iter()
+            .take(MAX_WARNINGS)
+            .map(|w| w.to_string())
+            .collect();
+        self.warning_count = all.len();
+        self
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::inputs::Job;
 use crate::intern::Interner;
-use crate::raw::{Analysis, DocFormat, Outcome, OutcomeKind, Summary};
+use crate::raw::{Analysis, DocFormat, MAX_WARNINGS, Outcome, OutcomeKind, Summary};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use std::sync::Arc;
@@ -48,6 +48,11 @@ pub struct Entry {
     pub message: Option<Arc<str>>,
     /// Sheet names of a workbook (interned).
     pub sheets: Vec<Arc<str>>,
+    /// The first [`MAX_WARNINGS`](crate::MAX_WARNINGS) warning texts,
+    /// normalised like messages (interned).
+    pub warnings: Vec<Arc<str>>,
+    /// All warnings of the file, kept or not.
+    pub warning_count: usize,
     /// File size in bytes.
     pub size: u64,
     /// Time the slot spent on it.
@@ -128,6 +133,8 @@ struct RecordOut<'a> {
     mtime: i64,
     outcome: OutcomeOut<'a>,
     summary: Option<&'a Summary>,
+    warning_count: usize,
+    warnings: Vec<&'a str>,
     elapsed_ms: f64,
     threads: usize,
 }
@@ -147,6 +154,12 @@ pub(crate) fn normalise(
         }
         Outcome::Ok | Outcome::Timeout => None,
     };
+    let warnings: Vec<Arc<str>> = a
+        .warnings
+        .iter()
+        .take(MAX_WARNINGS)
+        .map(|w| interner.intern(&normalise_message(w, &job.shown)))
+        .collect();
     let elapsed = done.ended.saturating_duration_since(done.started);
     let rec = RecordOut {
         path: &job.shown,
@@ -155,6 +168,8 @@ pub(crate) fn normalise(
         mtime: job.mtime_ns,
         outcome: OutcomeOut(&a.outcome, message.as_deref()),
         summary: a.summary.as_ref(),
+        warning_count: a.warning_count.max(warnings.len()),
+        warnings: warnings.iter().map(|w| &**w).collect(),
         elapsed_ms: (elapsed.as_micros() as f64) / 1000.0,
         threads: done.threads,
     };
@@ -185,6 +200,8 @@ pub(crate) fn normalise(
         },
         message: message.map(|m| interner.intern(&m)),
         sheets,
+        warning_count: a.warning_count.max(warnings.len()),
+        warnings,
         size: job.size,
         elapsed,
     }

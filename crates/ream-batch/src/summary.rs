@@ -52,6 +52,10 @@ impl FormatTally {
 pub struct BatchSummary {
     /// Files skipped because the report already held them (`resume`).
     pub resumed: u64,
+    /// Files analysed again whose old record was removed from the report
+    /// (`resume`: changed since, or failed with `retry_failed`). Each is
+    /// counted once, by its new record.
+    pub replaced: u64,
     /// Counts per sniffed format.
     pub per_format: BTreeMap<DocFormat, FormatTally>,
     /// One entry per file recorded in this run, in report order; repeated
@@ -59,7 +63,8 @@ pub struct BatchSummary {
     pub entries: Vec<Entry>,
     /// Slot utilisation, gaps, queue depth.
     pub stats: DispatchStats,
-    /// Paths that could not be listed or read while collecting inputs.
+    /// Paths that could not be listed or read while collecting inputs, and
+    /// "no files matched" when the inputs held no file to analyse.
     pub warnings: Vec<String>,
     /// Distinct strings interned.
     pub distinct_strings: usize,
@@ -130,6 +135,13 @@ impl BatchSummary {
         row("total", &self.total());
         if self.resumed > 0 {
             let _ = writeln!(s, "{} files skipped: already in the report", self.resumed);
+        }
+        if self.replaced > 0 {
+            let _ = writeln!(
+                s,
+                "{} records replaced: the file changed since, or failed before and was retried",
+                self.replaced
+            );
         }
         s
     }

@@ -34,7 +34,7 @@ pub(crate) enum Answer {
     /// The sniffed format (sent before the engine runs).
     Format(DocFormat),
     /// The finished analysis.
-    Done(Analysis),
+    Done(Box<Analysis>),
 }
 
 /// Hex-encodes a path's bytes.
@@ -91,7 +91,7 @@ pub fn serve_worker(input: &mut dyn BufRead, output: &mut dyn Write) -> std::io:
                     DocFormat::Unknown,
                     Outcome::error("worker", format!("bad request: {e}")),
                 );
-                send(output, &Answer::Done(a))?;
+                send(output, &Answer::Done(Box::new(a)))?;
                 continue;
             }
         };
@@ -100,7 +100,7 @@ pub fn serve_worker(input: &mut dyn BufRead, output: &mut dyn Write) -> std::io:
                 DocFormat::Unknown,
                 Outcome::error("worker", "bad request: path_hex is not hex"),
             );
-            send(output, &Answer::Done(a))?;
+            send(output, &Answer::Done(Box::new(a)))?;
             continue;
         };
         let engines = StandardAnalyzer {
@@ -112,7 +112,7 @@ pub fn serve_worker(input: &mut dyn BufRead, output: &mut dyn Write) -> std::io:
             sent = send(output, &Answer::Format(f));
         });
         sent?;
-        send(output, &Answer::Done(analysis))?;
+        send(output, &Answer::Done(Box::new(analysis)))?;
     }
 }
 

@@ -12,6 +12,11 @@ use std::time::Duration;
 /// (`1` = on). Never set it outside tests.
 const TEST_ENGINES_ENV: &str = "REAM_BATCH_TEST_ENGINES";
 
+/// Most slots or engine threads accepted on the command line.
+const MAX_THREADS: usize = 4096;
+/// Largest `--big-file-mb` accepted: 1 TiB.
+const MAX_BIG_FILE_MB: u64 = 1 << 20;
+
 /// Arguments of `ream batch`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -19,42 +24,57 @@ pub struct Args {
     /// path per line, `#` comments; `@-` reads standard input).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Files processed at the same time (0 = available cores).
-    #[arg(short = 'j', long, default_value_t = 0)]
+    /// Files processed at the same time, 0 to 4096 (0 = available cores).
+    #[arg(short = 'j', long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = threads_arg)]
     pub jobs: usize,
     /// Write the JSON Lines report here (default: standard output).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Skip files the report already holds (same path, size, mtime) and
-    /// append to it.
+    /// Skip files the report already holds with the same path, size and
+    /// mtime, and append to it; a file whose size or mtime changed is read
+    /// again and its old record replaced.
     #[arg(long, requires = "report")]
     pub resume: bool,
+    /// With --resume, also read again the files whose record is a failure
+    /// (error, timeout, crash), replacing their records.
+    #[arg(long, requires = "resume")]
+    pub retry_failed: bool,
     /// Run each file in a child process (a pool of `ream batch-worker`s):
     /// a crash, hang or memory blow-up becomes that file's outcome.
     #[arg(long)]
     pub isolate: bool,
     /// Wall-time limit per file in seconds, 0 = none (implies --isolate;
     /// default 600 with --isolate).
-    #[arg(long, value_name = "S", value_parser = ream_batch::parse_seconds)]
+    #[arg(long, value_name = "S", allow_negative_numbers = true,
+          value_parser = ream_batch::parse_seconds)]
     pub timeout: Option<Duration>,
     /// Memory limit per worker (heap and stacks, not file mappings), in
     /// MiB or with a k/M/G suffix, 0 = none (implies --isolate; default
     /// 4G with --isolate).
-    #[arg(long, value_name = "MB", value_parser = ream_batch::parse_size_mb)]
+    #[arg(long, value_name = "MB", allow_negative_numbers = true,
+          value_parser = ream_batch::parse_size_mb)]
     pub max_mem: Option<u64>,
-    /// Only files whose path matches this glob (repeatable; `*` matches
-    /// `/` too, e.g. `*.xlsx`).
+    /// Only files that match this glob (repeatable). A glob without `/`
+    /// matches the file name (`*.xlsx`, `report-202?.pdf`); one with `/`
+    /// matches the whole path as given on the command line (`in/2024/*`,
+    /// `*/sales/*.csv`); `*` matches `/` too.
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
-    /// Leave out files and directories whose path matches (repeatable).
+    /// Leave out files, and directories met while walking, that match this
+    /// glob (repeatable; matched like --include: `tmp` leaves out every
+    /// file or directory named tmp, `*/tmp/*` every path through one).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
-    /// Engine threads for all jobs together (0 = available cores); big
-    /// files use spare ones.
-    #[arg(long, default_value_t = 0)]
+    /// Engine threads for all jobs together, 0 to 4096 (0 = available
+    /// cores); big files use spare ones.
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = threads_arg)]
     pub thread_budget: usize,
-    /// Files from this size (MiB) up may use more than one engine thread.
-    #[arg(long, default_value_t = 32)]
+    /// Files from this size (MiB, 1 to 1048576) up may use more than one
+    /// engine thread.
+    #[arg(long, default_value_t = 32, allow_negative_numbers = true,
+          value_parser = big_file_arg)]
     pub big_file_mb: u64,
     /// Follow symbolic links to directories while walking.
     #[arg(long)]
@@ -62,9 +82,31 @@ pub struct Args {
     /// Print slot utilisation, gaps between jobs and collector queue depth.
     #[arg(long)]
     pub stats: bool,
-    /// No progress bar and no summary on standard error.
+    /// No progress bar and no summary table on standard error (warnings
+    /// are still printed).
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// A whole number from `lo` to `hi`, or a message that gives the range.
+fn whole_number<T>(s: &str, lo: T, hi: T) -> std::result::Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    match s.trim().parse::<T>() {
+        Ok(n) if n >= lo && n <= hi => Ok(n),
+        _ => Err(format!("must be a whole number from {lo} to {hi}")),
+    }
+}
+
+/// `--jobs` and `--thread-budget`: 0 to [`MAX_THREADS`].
+fn threads_arg(s: &str) -> std::result::Result<usize, String> {
+    whole_number(s, 0, MAX_THREADS).map_err(|e| format!("{e} (0 = available cores)"))
+}
+
+/// `--big-file-mb`: 1 to [`MAX_BIG_FILE_MB`].
+fn big_file_arg(s: &str) -> std::result::Result<u64, String> {
+    whole_number(s, 1, MAX_BIG_FILE_MB)
 }
 
 /// Builds the library options from the command line.
@@ -72,8 +114,9 @@ fn options(a: &Args) -> Result<BatchOptions> {
     let mut o = BatchOptions::new()
         .jobs(a.jobs)
         .thread_budget(a.thread_budget)
-        .resume(a.resume);
-    o.big_file_bytes = a.big_file_mb.max(1) << 20;
+        .resume(a.resume)
+        .retry_failed(a.retry_failed);
+    o.big_file_bytes = a.big_file_mb << 20;
     o.include.clone_from(&a.include);
     o.exclude.clone_from(&a.exclude);
     o.follow_links = a.follow_links;
@@ -110,10 +153,31 @@ pub fn run(a: &Args) -> Result<()> {
         Err(BatchError::Usage(m)) => return Err(UsageError(m).into()),
         Err(e) => return Err(e.into()),
     };
+    print_warnings(&summary)?;
     if !a.quiet {
         print_summary(&summary, a.stats)?;
     }
-    if summary.total().failed() > 0 || !summary.warnings.is_empty() {
+    Ok(())
+}
+
+/// The batch's warnings (inputs that could not be read, no file matched,
+/// files that failed) on standard error, even with `--quiet`: the exit
+/// status 3 they cause always comes with its reason.
+fn print_warnings(s: &BatchSummary) -> std::io::Result<()> {
+    let mut e = std::io::stderr().lock();
+    for w in &s.warnings {
+        writeln!(e, "ream: warning: {w}")?;
+    }
+    let total = s.total();
+    if total.failed() > 0 {
+        writeln!(
+            e,
+            "ream: warning: {} of {} files failed (error, timeout or crash; see their records)",
+            total.failed(),
+            total.files
+        )?;
+    }
+    if total.failed() > 0 || !s.warnings.is_empty() {
         crate::input::WARNED.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
@@ -123,9 +187,6 @@ pub fn run(a: &Args) -> Result<()> {
 /// the dispatcher's figures, on standard error.
 fn print_summary(s: &BatchSummary, stats: bool) -> std::io::Result<()> {
     let mut e = std::io::stderr().lock();
-    for w in &s.warnings {
-        writeln!(e, "ream: warning: {w}")?;
-    }
     e.write_all(s.table().as_bytes())?;
     let top = s.top_failures(5);
     if !top.is_empty() {

@@ -3,8 +3,8 @@
 use crate::input::{open_output, open_workbook};
 use crate::meter::{Meter, Report, touch_cells};
 use anyhow::Result;
-use ream::sheet::{OpenOptions, Sheet, Workbook};
-use serde::Serialize;
+use ream::sheet::{OpenOptions, Workbook};
+use ream_batch::SheetSummary;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -13,7 +13,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// The workbook (`-` reads standard input).
     pub file: PathBuf,
-    /// Print one JSON array of sheet objects instead of a table.
+    /// Print one JSON array of sheet objects instead of a table (the same
+    /// fields, named the same, as the table and as batch records).
     #[arg(long)]
     pub json: bool,
     /// Measure the run and print statistics on standard error.
@@ -41,113 +42,65 @@ pub fn run(a: &Args) -> Result<()> {
     Ok(())
 }
 
-/// The used range as `A1:B2`, empty for an empty sheet.
-fn dimensions(s: &Sheet) -> String {
-    s.bounds().map(|b| b.to_string()).unwrap_or_default()
+/// One [`SheetSummary`] per sheet, in workbook order: the objects of
+/// `ream sheets --json`, with the fields of a batch record's
+/// `summary.sheets[]` (the README's "Output fields" lists them).
+pub fn to_json(wb: &Workbook) -> Vec<SheetSummary> {
+    wb.sheets().iter().map(SheetSummary::of).collect()
 }
 
-/// One sheet as `ream sheets --json` prints it.
-#[derive(Debug, Serialize)]
-pub struct SheetInfo<'a> {
-    /// 0-based position.
-    pub index: usize,
-    /// Tab name.
-    pub name: &'a str,
-    /// `worksheet`, `chartsheet`, ...
-    pub kind: &'static str,
-    /// `visible`, `hidden` or `veryHidden`.
-    pub visibility: &'static str,
-    /// Used range as `A1:B2`, empty when the sheet has no cells.
-    pub dimensions: String,
-    /// Non-empty cells.
-    pub cells: usize,
-    /// Cell comments.
-    pub comments: usize,
-    /// Tables.
-    pub tables: usize,
-    /// Merged ranges.
-    pub merged: usize,
-    /// Hyperlinks.
-    pub hyperlinks: usize,
-    /// Images and charts.
-    pub drawings: usize,
-    /// Hidden rows.
-    pub hidden_rows: usize,
-    /// Hidden columns.
-    pub hidden_cols: usize,
+/// The table's columns: each field of [`SheetSummary`], in the order and
+/// with the names of `--json`; `true` for the text columns (left-aligned).
+const COLUMNS: [(&str, bool); 13] = [
+    ("index", false),
+    ("name", true),
+    ("kind", true),
+    ("visibility", true),
+    ("dimensions", true),
+    ("cells", false),
+    ("comments", false),
+    ("tables", false),
+    ("merged", false),
+    ("hyperlinks", false),
+    ("drawings", false),
+    ("hidden_rows", false),
+    ("hidden_columns", false),
+];
+
+/// One table row: the values of [`COLUMNS`].
+fn row(s: &SheetSummary) -> [String; 13] {
+    [
+        s.index.to_string(),
+        s.name.clone(),
+        s.kind.clone(),
+        s.visibility.clone(),
+        s.dimensions.clone(),
+        s.cells.to_string(),
+        s.comments.to_string(),
+        s.tables.to_string(),
+        s.merged.to_string(),
+        s.hyperlinks.to_string(),
+        s.drawings.to_string(),
+        s.hidden_rows.to_string(),
+        s.hidden_columns.to_string(),
+    ]
 }
 
-/// One [`SheetInfo`] per sheet, in workbook order.
-pub fn to_json(wb: &Workbook) -> Vec<SheetInfo<'_>> {
-    wb.sheets()
-        .iter()
-        .map(|s| SheetInfo {
-            index: s.index(),
-            name: s.name(),
-            kind: s.kind().as_str(),
-            visibility: s.visibility().as_str(),
-            dimensions: dimensions(s),
-            cells: s.cell_count(),
-            comments: s.comments().len(),
-            tables: s.tables().len(),
-            merged: s.merged().len(),
-            hyperlinks: s.hyperlinks().len(),
-            drawings: s.drawings().len(),
-            hidden_rows: s.hidden_rows().len(),
-            hidden_cols: s.hidden_cols().len(),
-        })
-        .collect()
-}
-
-/// An aligned text table.
+/// An aligned text table with the fields of `--json`, one row per sheet.
 fn write_table(w: &mut dyn Write, wb: &Workbook) -> std::io::Result<()> {
-    const HEAD: [&str; 11] = [
-        "#",
-        "name",
-        "kind",
-        "visibility",
-        "dims",
-        "cells",
-        "comments",
-        "tables",
-        "merged",
-        "links",
-        "drawings",
-    ];
-    let rows: Vec<[String; 11]> = wb
-        .sheets()
-        .iter()
-        .map(|s| {
-            [
-                s.index().to_string(),
-                s.name().to_string(),
-                s.kind().as_str().to_string(),
-                s.visibility().as_str().to_string(),
-                dimensions(s),
-                s.cell_count().to_string(),
-                s.comments().len().to_string(),
-                s.tables().len().to_string(),
-                s.merged().len().to_string(),
-                s.hyperlinks().len().to_string(),
-                s.drawings().len().to_string(),
-            ]
-        })
-        .collect();
-    let mut width = HEAD.map(|h| h.chars().count());
+    let rows: Vec<[String; 13]> = to_json(wb).iter().map(row).collect();
+    let mut width = COLUMNS.map(|(h, _)| h.chars().count());
     for r in &rows {
         for (wd, cell) in width.iter_mut().zip(r) {
             *wd = (*wd).max(cell.chars().count());
         }
     }
     let line = |w: &mut dyn Write, cells: &[&str]| -> std::io::Result<()> {
-        let mut first = true;
-        for (i, (c, wd)) in cells.iter().zip(width).enumerate() {
-            if !first {
+        for (i, ((c, wd), (_, text))) in cells.iter().zip(width).zip(COLUMNS).enumerate() {
+            if i > 0 {
                 w.write_all(b"  ")?;
             }
-            first = false;
-            // Text columns left-aligned, counts right-aligned.
-            if (1..=4).contains(&i) {
+            if text {
                 write!(w, "{c:<wd$}")?;
             } else {
                 write!(w, "{c:>wd$}")?;
@@ -155,7 +108,7 @@ fn write_table(w: &mut dyn Write, wb: &Workbook) -> std::io::Result<()> {
         }
         writeln!(w)
     };
-    line(w, &HEAD)?;
+    line(w, &COLUMNS.map(|(h, _)| h))?;
     for r in &rows {
         let cells: Vec<&str> = r.iter().map(String::as_str).collect();
         line(w, &cells)?;

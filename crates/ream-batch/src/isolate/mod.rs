@@ -86,7 +86,7 @@ impl Executor for Isolated<'_> {
                     Ok(Answer::Format(f)) => format = f,
                     Ok(Answer::Done(a)) => {
                         self.worker = Some(w);
-                        return a;
+                        return *a;
                     }
                     Err(e) => {
                         w.kill();

@@ -43,6 +43,8 @@ impl Analyzer for Probe {
                 keys: 0,
                 keys_capped: false,
             })),
+            warnings: Vec::new(),
+            warning_count: 0,
         }
     }
 }

@@ -41,7 +41,10 @@ fn every_format_gets_its_summary() {
     assert_eq!(b["outcome"], "ok");
     assert_eq!(b["summary"]["sheets"][0]["name"], "Data");
     assert_eq!(b["summary"]["sheets"][0]["cells"], 10);
-    assert_eq!(b["summary"]["sheets"][0]["dims"], "A1:B5");
+    assert_eq!(b["summary"]["sheets"][0]["dimensions"], "A1:B5");
+    assert_eq!(b["summary"]["sheets"][1]["index"], 1);
+    assert_eq!(b["warning_count"], 0);
+    assert_eq!(b["warnings"], serde_json::json!([]));
     assert_eq!(b["summary"]["sheets"][1]["cells"], 0);
     assert!(b["size"].as_u64().unwrap() > 0);
     assert!(b["mtime"].as_i64().unwrap() > 1_500_000_000_000_000_000);

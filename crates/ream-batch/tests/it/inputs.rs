@@ -70,3 +70,58 @@ fn missing_paths_are_warnings_and_the_report_is_left_out() {
     let e = run_batch(&[missing_list], &opts, &mut NoProgress).unwrap_err();
     assert!(e.to_string().contains("no-list.txt"), "{e}");
 }
+
+#[test]
+fn globs_without_slash_match_names_with_slash_paths() {
+    let dir = temp_dir("inputs-names");
+    tree(&dir);
+    let report = dir.join("r.jsonl");
+    // `3.csv` names a file wherever it is; `tmp` a directory anywhere.
+    run(
+        std::slice::from_ref(&dir),
+        BatchOptions::new().include("3.csv"),
+        &report,
+    );
+    assert_eq!(paths(&report), [format!("{}/a/tmp/3.csv", dir.display())]);
+    let opts = BatchOptions::new().include("*.csv").exclude("tmp");
+    run(&[dir.join("a")], opts, &report);
+    assert_eq!(paths(&report), [format!("{}/a/1.csv", dir.display())]);
+    // With `/`, the whole path as given.
+    let opts = BatchOptions::new().include(format!("{}/b/*", dir.display()));
+    run(std::slice::from_ref(&dir), opts, &report);
+    assert_eq!(paths(&report).len(), 2);
+    let s = run(
+        std::slice::from_ref(&dir),
+        BatchOptions::new().include("b/*"),
+        &report,
+    );
+    assert_eq!(
+        s.total().files,
+        0,
+        "`b/*` is a path, and paths here are absolute"
+    );
+}
+
+#[test]
+fn no_matching_file_is_a_warning() {
+    let dir = temp_dir("inputs-none");
+    tree(&dir);
+    let report = dir.join("r.jsonl");
+    let s = run(
+        std::slice::from_ref(&dir),
+        BatchOptions::new().include("*.xlsx"),
+        &report,
+    );
+    assert_eq!(s.total().files, 0);
+    assert_eq!(
+        s.warnings,
+        ["no files matched: all 5 files found were left out by the include/exclude globs"]
+    );
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let s = run(&[empty], BatchOptions::new(), &report);
+    assert_eq!(
+        s.warnings,
+        ["no files matched: the inputs hold no file to analyse"]
+    );
+}

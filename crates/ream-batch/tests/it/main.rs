@@ -12,6 +12,7 @@
 mod dispatch;
 mod formats;
 mod inputs;
+mod records;
 mod resume;
 
 use ream_batch::{BatchOptions, BatchSummary, NoProgress, run_batch};
@@ -54,11 +55,29 @@ pub fn xlsx(path: &Path, rows: u32) {
 
 /// A one-page PDF with a classic xref table and an Info dictionary.
 pub fn pdf(path: &Path, title: &str) {
+    std::fs::write(path, pdf_bytes(title, PdfKind::Plain)).unwrap();
+}
+
+/// What [`pdf_bytes`] writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum PdfKind {
+    /// A well-formed file.
+    Plain,
+    /// `/Encrypt` in the trailer (a standard-handler dictionary).
+    Encrypted,
+    /// `startxref` points nowhere: the reader rebuilds the xref, with
+    /// warnings.
+    BadStartxref,
+}
+
+/// The bytes of a one-page PDF of `kind`.
+pub fn pdf_bytes(title: &str, kind: PdfKind) -> Vec<u8> {
     let objs = [
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>".to_string(),
         format!("<< /Title ({title}) >>"),
+        "<< /Filter /Standard /V 1 /R 2 /P -4 /O <00> /U <00> >>".to_string(),
     ];
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
@@ -71,12 +90,22 @@ pub fn pdf(path: &Path, title: &str) {
     for off in offsets {
         out.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
     }
+    let encrypt = if kind == PdfKind::Encrypted {
+        " /Encrypt 5 0 R"
+    } else {
+        ""
+    };
+    let start = if kind == PdfKind::BadStartxref {
+        99_999
+    } else {
+        xref
+    };
     out.extend_from_slice(
         format!(
-            "trailer\n<< /Size {} /Root 1 0 R /Info 4 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            "trailer\n<< /Size {} /Root 1 0 R /Info 4 0 R{encrypt} >>\nstartxref\n{start}\n%%EOF\n",
             objs.len() + 1
         )
         .as_bytes(),
     );
-    std::fs::write(path, out).unwrap();
+    out
 }

@@ -48,11 +48,11 @@ fn resume_after_a_cut_report_completes_it() {
     assert_eq!((s.resumed, s.total().files), (30, 0));
     assert_eq!(records(&report).len(), 30);
 
-    // A changed file (new size) is read again.
+    // A changed file (new size) is read again; its record is replaced.
     std::fs::write(d.join("00.csv"), "k,v\nchanged,1\nmore,2\n").unwrap();
     let s = run(&[d], BatchOptions::new().resume(true), &report);
-    assert_eq!((s.resumed, s.total().files), (29, 1));
-    assert_eq!(records(&report).len(), 31);
+    assert_eq!((s.resumed, s.replaced, s.total().files), (29, 1, 1));
+    assert_eq!(records(&report).len(), 30);
 }
 
 #[test]
@@ -67,4 +67,69 @@ fn resume_refuses_a_corrupt_line() {
         matches!(e, BatchError::CorruptReport { line: 2, .. }),
         "{e}"
     );
+}
+
+/// Sets `path`'s modification time `secs` seconds after the epoch.
+fn set_mtime(path: &std::path::Path, secs: u64) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+        .unwrap();
+}
+
+#[test]
+fn resume_reads_a_touched_file_again_and_keeps_one_record() {
+    let dir = temp_dir("resume-touched");
+    let d = dir.join("in");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("a.csv"), "k,v\na,1\n").unwrap();
+    std::fs::write(d.join("b.csv"), "k,v\nb,1\n").unwrap();
+    set_mtime(&d.join("a.csv"), 1_000_000);
+    let report = dir.join("r.jsonl");
+    run(std::slice::from_ref(&d), BatchOptions::new(), &report);
+    let first = records(&report);
+    // Same bytes, new mtime only.
+    set_mtime(&d.join("a.csv"), 2_000_000);
+    let s = run(&[d], BatchOptions::new().resume(true), &report);
+    assert_eq!((s.resumed, s.replaced, s.total().files), (1, 1, 1));
+    let recs = records(&report);
+    assert_eq!(recs.len(), 2, "the old record of a.csv is gone");
+    let a: Vec<_> = recs
+        .iter()
+        .filter(|r| r["path"].as_str().unwrap().ends_with("a.csv"))
+        .collect();
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0]["mtime"], 2_000_000_000_000_000i64);
+    // The untouched file's record is kept as it was, and comes first.
+    assert_eq!(recs[0], first[1]);
+}
+
+#[test]
+fn retry_failed_reads_failures_again() {
+    let dir = temp_dir("resume-retry");
+    let d = dir.join("in");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("bad.bin"), b"\x00\x01binary").unwrap();
+    std::fs::write(d.join("good.csv"), "k,v\n").unwrap();
+    let report = dir.join("r.jsonl");
+    run(std::slice::from_ref(&d), BatchOptions::new(), &report);
+    // Plain resume: nothing changed, nothing to do.
+    let s = run(
+        std::slice::from_ref(&d),
+        BatchOptions::new().resume(true),
+        &report,
+    );
+    assert_eq!((s.resumed, s.total().files), (2, 0));
+    // Retry: the failure only, its record replaced.
+    let opts = BatchOptions::new().resume(true).retry_failed(true);
+    let s = run(std::slice::from_ref(&d), opts, &report);
+    assert_eq!((s.resumed, s.replaced, s.total().files), (1, 1, 1));
+    assert_eq!(s.entries[0].name.as_ref(), "bad.bin");
+    let recs = records(&report);
+    assert_eq!(recs.len(), 2);
+    assert!(recs[1]["path"].as_str().unwrap().ends_with("bad.bin"));
+
+    let opts = BatchOptions::new().report(&report).retry_failed(true);
+    let e = run_batch(&[d], &opts, &mut NoProgress).unwrap_err();
+    assert!(matches!(e, BatchError::Usage(_)), "{e}");
+    assert!(e.to_string().contains("needs resume"), "{e}");
 }

@@ -69,7 +69,7 @@ pub fn demo_batch(dir: &Path) -> Result<DemoResult> {
     r.hints = vec![
         format!("ream batch {shown} --jobs 2 --report out.jsonl --stats"),
         format!("ream batch {shown} --isolate --timeout 10 --max-mem 512 --report out.jsonl"),
-        format!("ream batch {shown} --report out.jsonl --resume"),
+        format!("ream batch {shown} --report out.jsonl --resume --retry-failed"),
     ];
     Ok(r)
 }

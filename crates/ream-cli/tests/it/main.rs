@@ -14,6 +14,7 @@ mod agg;
 mod batch;
 mod ods;
 mod pdf;
+mod sheets;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ream");
 
