@@ -392,7 +392,7 @@ mod tests {
             "2020-02-14T04:04:00"
         );
         assert_eq!(
-            iso(42_556.391_541_647_819, DateKind::DateTime, false),
+            iso(42_556.391_541_647_82, DateKind::DateTime, false),
             "2016-07-05T09:23:49.19837"
         );
     }

@@ -102,7 +102,7 @@ fn expected() -> Vec<(&'static str, u32, u32, &'static str, Json)> {
         ("Formulas", 3, 0, "bool", json!(true)),
         ("Formulas", 3, 1, "bool", json!(false)),
         ("Formulas", 4, 0, "time", json!("12:00:00")),
-        ("Formulas", 4, 1, "duration", json!(129_600)),
+        ("Formulas", 4, 1, "duration", json!("36:00:00")),
         ("Formulas", 5, 0, "string", json!("example")),
         ("Formulas", 6, 0, "date", json!("2024-01-01T18:00:00")),
         ("Data1", 1, 0, "number", json!(1)),
@@ -242,7 +242,7 @@ pub fn demo_xlsx(dir: &Path) -> Result<DemoResult> {
         format!("ream sheets {p}"),
         format!("ream cat {p} --sheet Formulas --format cells"),
         format!("ream cat {p} --sheet Data1 | head"),
-        format!("ream stats {p} --json"),
+        format!("ream profile {p} --json"),
     ];
     Ok(DemoResult {
         engine: "xlsx",
