@@ -32,44 +32,50 @@ use std::path::PathBuf;
 
 /// `ream cat --help`: the layouts of each format and how values are written.
 pub const LONG_HELP: &str = "\
-Print cells as CSV, TSV, JSON Lines rows or one JSON object per cell, streaming \
+Print cells as CSV, TSV, JSON Lines rows or one JSON object per cell, streaming
 in constant memory.
 
 Layout:
-  csv, tsv  One line per row from the first printed row to the last; an empty \
-row prints as a line of empty fields. Every line of a sheet has the same number \
-of fields: column A to the last column of the sheet's declared dimension, or, \
-when it declares none, of the widest printed row. A row wider than the declared \
-dimension is printed whole and warned about (exit status 3). CSV quotes fields \
-holding , \" CR or LF (RFC 4180); TSV escapes \\ tab CR LF as \\\\ \\t \\r \\n. \
-With --header-row H, row H comes first.
-  jsonl     One object per row that has cells: {\"sheet\":..,\"row\":N,\"values\":[..]} \
-with one value per column (null for an empty cell). With --header-row H: one \
-object per data row keyed by the header names, {\"a\":1,\"b\":\"x\"}, every key \
-in every object; duplicate names become a, a_1, a_2; an empty header is \
-__UNNAMED__{i} (i the 0-based column); no sheet or row keys.
-  cells     One object per cell: {\"sheet\":..,\"row\":R,\"col\":C,\"type\":..,\
-\"value\":..}, plus \"formula\" when the cell has one. Types: number, string, \
-bool, error, date, time, duration, empty.
-  -s all    Every line or object starts with the sheet name: a first field \
-(named `sheet` on a header line) in csv/tsv, a \"sheet\" key in jsonl (also \
-with --header-row) and cells. Without `-s all` csv/tsv have no sheet field.
+  csv, tsv  One line per row from the first printed row to the last; an empty
+            row prints as a line of empty fields. Every line of a sheet has the
+            same number of fields: column A to the last column of the sheet's
+            declared dimension, or, when it declares none, of the widest
+            printed row. A row wider than the declared dimension is printed
+            whole and warned about (exit status 3). CSV quotes fields holding ,
+            \" CR or LF (RFC 4180); TSV escapes \\ tab CR LF as \\\\ \\t \\r \\n. With
+            --header-row H, row H comes first.
+  jsonl     One object per row that has cells:
+            {\"sheet\":..,\"row\":N,\"values\":[..]} with one value per column (null
+            for an empty cell). With --header-row H: one object per data row
+            keyed by the header names, {\"a\":1,\"b\":\"x\"}, every key in every
+            object; duplicate names become a, a_1, a_2; an empty header is
+            __UNNAMED__{i} (i the 0-based column); no sheet or row keys.
+  cells     One object per cell:
+            {\"sheet\":..,\"row\":R,\"col\":C,\"type\":..,\"value\":..}, plus \"formula\"
+            when the cell has one. Types: number, string, bool, error, date,
+            time, duration, empty.
+  -s all    Every line or object starts with the sheet name: a first field
+            (named `sheet` on a header line) in csv/tsv, a \"sheet\" key in jsonl
+            (also with --header-row) and cells. Without `-s all` csv/tsv have
+            no sheet field.
 Rows and columns are 0-based (row 0 is the first row, cell A1).
 
 Values:
-  number    Shortest text that reads back to the same double: 7, 0.1, \
-1e+308, -1e-308 (integers below 2^53 without a fraction); JSON number.
+  number    Shortest text that reads back to the same double: 7, 0.1, 1e+308,
+            -1e-308 (integers below 2^53 without a fraction); JSON number.
   string    The text (quoted or escaped in csv/tsv); JSON string.
   bool      TRUE / FALSE in csv/tsv; true / false in JSON.
   error     #DIV/0! in csv/tsv; {\"error\":\"#DIV/0!\"} in JSON.
-  date      ISO 8601 text: 2024-01-01 (midnight) or 2024-01-01T10:10:10.123456.
-  time      10:10:10, with the fraction of a second kept to the microsecond \
-(trailing zeros trimmed): 10:10:10.5.
-  duration  [-]h:mm:ss[.ffffff], hours not wrapped at 24: 255:10:10; text in \
-every format (JSON string).
-  empty     A formula without a saved result: empty field in csv/tsv, null in \
-jsonl, \"type\":\"empty\" with \"value\":null and its \"formula\" in cells.
-A date, time or duration outside the calendar (year 0..9999, ±10^9 days) is \
+  date      ISO 8601 text: 2024-01-01 (midnight), 2024-01-01T10:10:10.5.
+  time      10:10:10.123456.
+            Fractions of a second keep the digits the value holds (a time of
+            day to the microsecond, a date-time to about 10 microseconds) with
+            the float noise below them dropped and trailing zeros trimmed.
+  duration  [-]h:mm:ss[.ffffff], hours not wrapped at 24: 255:10:10; text in
+            every format (JSON string).
+  empty     A formula without a saved result: empty field in csv/tsv, null in
+            jsonl, \"type\":\"empty\" with \"value\":null and its \"formula\" in cells.
+A date, time or duration outside the calendar (year 0..9999, ±10^9 days) is
 written as its serial number. Gaps (no cell) are empty fields / null.";
 
 /// Output formats of `ream cat`.

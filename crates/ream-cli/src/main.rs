@@ -50,20 +50,21 @@ const LONG_ABOUT: &str = "\
 Read big documents fast, on every core, in bounded memory.
 
 Engines:
-  spreadsheets  XLSX, XLSM and ODS workbooks: list sheets (`sheets`), stream \
-cells as CSV, TSV or JSON Lines in constant memory (`cat`), measure the reader \
-(`profile`).
-  PDF           Page count, boxes, metadata, objects, revisions, checks; \
-append-only updates and full rewrites (`pdf`).
-  aggregation   Min/mean/max of a value per key over huge delimited text \
-files, 1BRC style (`agg`).
-  batch         Analyse many files (walks directories) into a JSON Lines \
-report, with bounded slots, process isolation and resume (`batch`).
+  spreadsheets  XLSX, XLSM and ODS workbooks: list sheets (`sheets`), stream
+                cells as CSV, TSV or JSON Lines in constant memory (`cat`),
+                measure the reader (`profile`).
+  PDF           Page count, boxes, metadata, objects, revisions, checks;
+                append-only updates and full rewrites (`pdf`).
+  aggregation   Min/mean/max of a value per key over huge delimited text files,
+                1BRC style (`agg`).
+  batch         Analyse many files (walks directories) into a JSON Lines
+                report, with bounded slots, process isolation and resume
+                (`batch`).
 `demo` generates sample files and runs every engine on them.
 
-Data goes to standard output, diagnostics to standard error. Exit status: \
-0 ok, 1 error, 2 usage, 3 finished with warnings (printed on standard error), \
-4 encrypted input.";
+Data goes to standard output, diagnostics to standard error. Exit status: 0 ok,
+1 error, 2 usage, 3 finished with warnings (printed on standard error), 4
+encrypted input.";
 
 #[derive(Debug, Subcommand)]
 enum Command {

@@ -10,22 +10,22 @@ use std::path::PathBuf;
 
 /// `ream profile --help`: what is measured and what the phases are.
 pub const LONG_HELP: &str = "\
-Measure the spreadsheet reader, not the workbook: open FILE (all sheets) under \
+Measure the spreadsheet reader, not the workbook: open FILE (all sheets) under
 measurement and report where the time and memory went. Alias: `ream stats`.
 
 The open runs in three phases, timed separately (wall seconds):
-  A  map the file, read the ZIP directory and the workbook-level parts \
-(workbook, relationships, shared strings, styles);
-  B  inflate and parse every worksheet, on several threads (`threads`); \
-`inflate` and `parse` are the seconds summed over the threads, so they can \
-exceed the wall time;
-  C  the small parts: comments, tables, merged ranges, hyperlinks, hidden \
-rows and columns, drawings.
-Then: cells per sheet, wall and CPU time (cpu/wall is the parallelism \
-achieved), heap allocations (total, of at most 32 bytes, per cell), peak heap \
-growth and peak resident memory. With --stream the cells are not loaded: the \
-rows of every sheet are streamed instead (constant memory), as `ream cat` \
-reads them. `ream cat --stats` prints the same report for a cat run.";
+  A  map the file, read the ZIP directory and the workbook-level parts
+     (workbook, relationships, shared strings, styles);
+  B  inflate and parse every worksheet, on several threads (`threads`);
+     `inflate` and `parse` are the seconds summed over the threads, so they can
+     exceed the wall time;
+  C  the small parts: comments, tables, merged ranges, hyperlinks, hidden rows
+     and columns, drawings.
+Then: cells per sheet, wall and CPU time (cpu/wall is the parallelism
+achieved), heap allocations (total, of at most 32 bytes, per cell), peak heap
+growth and peak resident memory. With --stream the cells are not loaded: the
+rows of every sheet are streamed instead (constant memory), as `ream cat` reads
+them. `ream cat --stats` prints the same report for a cat run.";
 
 /// Arguments of `ream profile`.
 #[derive(Debug, clap::Args)]

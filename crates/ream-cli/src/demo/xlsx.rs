@@ -96,7 +96,7 @@ fn expected() -> Vec<(&'static str, u32, u32, &'static str, Json)> {
     vec![
         ("Formulas", 0, 0, "number", json!(2)),
         ("Formulas", 0, 1, "number", json!(5)),
-        ("Formulas", 1, 1, "error", json!("#DIV/0!")),
+        ("Formulas", 1, 1, "error", json!({"error": "#DIV/0!"})),
         ("Formulas", 2, 0, "string", json!("a, \"quoted\" text")),
         ("Formulas", 2, 1, "string", json!("ab")),
         ("Formulas", 3, 0, "bool", json!(true)),
