@@ -9,7 +9,8 @@
 //! `jsonl`: the sheet's width, from column A to the last column of the
 //! sheet's declared dimension (the XLSX `<dimension>` element, read from
 //! the head of the worksheet part), or, when the sheet declares none (ODS,
-//! some writers) or declares only `A1`, to the last column holding a cell
+//! some writers), only `A1`, or a range to the last column (`XFD`: the
+//! whole grid, not a used range), to the last column holding a cell
 //! among the rows printed, found by a first streaming pass over the same
 //! rows (constant memory, twice the reading). A row with cells beyond a
 //! declared dimension is printed whole, wider than the others, and a
@@ -39,8 +40,8 @@ Layout:
   csv, tsv  One line per row from the first printed row to the last; an empty
             row prints as a line of empty fields. Every line of a sheet has the
             same number of fields: column A to the last column of the sheet's
-            declared dimension, or, when it declares none, of the widest
-            printed row. A row wider than the declared dimension is printed
+            declared dimension, or, when it declares none (or only A1, or the
+            whole grid to column XFD), of the widest printed row. A row wider than the declared dimension is printed
             whole and warned about (exit status 3). CSV quotes fields holding ,
             \" CR or LF (RFC 4180); TSV escapes \\ tab CR LF as \\\\ \\t \\r \\n. With
             --header-row H, row H comes first.
@@ -160,6 +161,9 @@ fn row_end(row: &RowRef<'_>) -> u32 {
         .unwrap_or(0)
 }
 
+/// The last column of a sheet (`XFD`, 0-based).
+const LAST_COL: u32 = 16_383;
+
 /// The width of one sheet's lines, and the dimension it comes from.
 #[derive(Debug, Clone, Copy)]
 struct Width {
@@ -170,10 +174,13 @@ struct Width {
 /// Finds the sheet's width: its declared dimension, else a first pass over
 /// the rows to print (see the module docs).
 fn width(input: &Input, is_ods: bool, wb: &Workbook, s: &Sheet, a: &Args) -> Result<Width> {
+    // `A1` is what writers declare when they do not know, a range to the
+    // last column (`A1:XFD1048576`) one for the whole grid: neither is the
+    // used range.
     let declared = (!is_ods)
         .then(|| ream::declared_dimension(&input.bytes, s.part()))
         .flatten()
-        .filter(|d| (d.last_row, d.last_col) != (0, 0));
+        .filter(|d| (d.last_row, d.last_col) != (0, 0) && d.last_col < LAST_COL);
     if let Some(d) = declared {
         return Ok(Width {
             cols: d.last_col.saturating_add(1),

@@ -36,8 +36,14 @@ const RAGGED_ROWS: &str = r#"<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is
 #[test]
 fn ragged_rows_print_at_the_sheet_width() {
     let dir = temp_dir("cat-ragged");
-    // Declared dimension, and none (a first pass finds the width).
-    for head in [r#"<dimension ref="A1:C4"/>"#, ""] {
+    // Declared dimension, and none, `A1` or the whole grid (a first pass
+    // finds the width).
+    for head in [
+        r#"<dimension ref="A1:C4"/>"#,
+        "",
+        r#"<dimension ref="A1"/>"#,
+        r#"<dimension ref="A1:XFD1048576"/>"#,
+    ] {
         let f = hand_xlsx(&dir, head, RAGGED_ROWS);
         let f = f.to_str().unwrap();
         let o = ream(&["cat", f], &dir);
