@@ -5,32 +5,79 @@
 //! sheet; `--skip-rows`, `--n-rows` and `--header-row` stop the reading as
 //! soon as the requested rows are out.
 //!
-//! * `csv` / `tsv`: one line per row from the first requested row (row 0
-//!   by default) to the last (empty lines for empty rows), so line N is row
-//!   first + N; with `--header-row H` row H comes first. Each line has fields
-//!   from column 0 up to the row's last cell (gaps are empty fields). CSV
-//!   quotes fields holding `,` `"` CR or LF (RFC 4180, quotes doubled); TSV
-//!   escapes `\` tab CR LF as `\\` `\t` `\r` `\n`. Lines end in LF. With
-//!   several sheets (`-s all`) every line starts with the sheet name field.
-//! * `jsonl`: `{"sheet":..,"row":N,"values":[...]}` per row that has cells,
-//!   values from column 0 with `null` for gaps.
-//! * `cells`: `{"sheet":..,"row":R,"col":C,"type":..,"value":..}` per
-//!   non-empty cell, plus `"formula"` when the cell has one.
-//!
-//! Values are encoded as described in [`crate::json`].
+//! Every row of a sheet has the same number of fields in `csv`, `tsv` and
+//! `jsonl`: the sheet's width, from column A to the last column of the
+//! sheet's declared dimension (the XLSX `<dimension>` element, read from
+//! the head of the worksheet part), or, when the sheet declares none (ODS,
+//! some writers), only `A1`, or a range to the last column (`XFD`: the
+//! whole grid, not a used range), to the last column holding a cell
+//! among the rows printed, found by a first streaming pass over the same
+//! rows (constant memory, twice the reading). A row with cells beyond a
+//! declared dimension is printed whole, wider than the others, and a
+//! warning names the sheet and row (exit status 3). The layouts and the
+//! value forms are in [`LONG_HELP`] (`ream cat --help`).
 //!
 //! With the default sheet (the first), or a sheet named exactly, an ODS
 //! workbook is listed only up to that sheet's start
 //! (`OpenOptions::sheets_needed`, `OpenOptions::sheet_needed_named`), so
 //! `--n-rows` on a big `.ods` stops early too.
 
-use crate::input::{open_output, open_workbook, select_sheets};
-use crate::json::{write_plain, write_str, write_value};
+mod dense;
+mod jsonl;
+
+use crate::input::{Input, open_output, read_input, select_sheets, warn};
 use crate::meter::{Meter, Report};
 use anyhow::Result;
-use ream::sheet::{Cell, OpenOptions, RowOptions, RowReader, Sheet, Value, Workbook};
-use std::io::{self, Write};
+use ream::sheet::{CellRange, OpenOptions, RowOptions, RowReader, RowRef, Sheet, Workbook};
 use std::path::PathBuf;
+
+/// `ream cat --help`: the layouts of each format and how values are written.
+pub const LONG_HELP: &str = "\
+Print cells as CSV, TSV, JSON Lines rows or one JSON object per cell, streaming
+in constant memory.
+
+Layout:
+  csv, tsv  One line per row from the first printed row to the last; an empty
+            row prints as a line of empty fields. Every line of a sheet has the
+            same number of fields: column A to the last column of the sheet's
+            declared dimension, or, when it declares none (or only A1, or the
+            whole grid to column XFD), of the widest printed row. A row wider than the declared dimension is printed
+            whole and warned about (exit status 3). CSV quotes fields holding ,
+            \" CR or LF (RFC 4180); TSV escapes \\ tab CR LF as \\\\ \\t \\r \\n. With
+            --header-row H, row H comes first.
+  jsonl     One object per row that has cells:
+            {\"sheet\":..,\"row\":N,\"values\":[..]} with one value per column (null
+            for an empty cell). With --header-row H: one object per data row
+            keyed by the header names, {\"a\":1,\"b\":\"x\"}, every key in every
+            object; duplicate names become a, a_1, a_2; an empty header is
+            __UNNAMED__{i} (i the 0-based column); no sheet or row keys.
+  cells     One object per cell:
+            {\"sheet\":..,\"row\":R,\"col\":C,\"type\":..,\"value\":..}, plus \"formula\"
+            when the cell has one. Types: number, string, bool, error, date,
+            time, duration, empty.
+  -s all    Every line or object starts with the sheet name: a first field
+            (named `sheet` on a header line) in csv/tsv, a \"sheet\" key in jsonl
+            (also with --header-row) and cells. Without `-s all` csv/tsv have
+            no sheet field.
+Rows and columns are 0-based (row 0 is the first row, cell A1).
+
+Values:
+  number    Shortest text that reads back to the same double: 7, 0.1, 1e+308,
+            -1e-308 (integers below 2^53 without a fraction); JSON number.
+  string    The text (quoted or escaped in csv/tsv); JSON string.
+  bool      TRUE / FALSE in csv/tsv; true / false in JSON.
+  error     #DIV/0! in csv/tsv; {\"error\":\"#DIV/0!\"} in JSON.
+  date      ISO 8601 text: 2024-01-01 (midnight), 2024-01-01T10:10:10.5.
+  time      10:10:10.123456.
+            Fractions of a second keep the digits the value holds (a time of
+            day to the microsecond, a date-time to about 10 microseconds) with
+            the float noise below them dropped and trailing zeros trimmed.
+  duration  [-]h:mm:ss[.ffffff], hours not wrapped at 24: 255:10:10; text in
+            every format (JSON string).
+  empty     A formula without a saved result: empty field in csv/tsv, null in
+            jsonl, \"type\":\"empty\" with \"value\":null and its \"formula\" in cells.
+A date, time or duration outside the calendar (year 0..9999, ±10^9 days) is
+written as its serial number. Gaps (no cell) are empty fields / null.";
 
 /// Output formats of `ream cat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -39,9 +86,9 @@ pub enum Format {
     Csv,
     /// Tab-separated values (backslash escapes).
     Tsv,
-    /// One JSON object per row.
+    /// One JSON object per row (keyed by the header with --header-row).
     Jsonl,
-    /// One JSON object per non-empty cell, with its type.
+    /// One JSON object per cell, with its type.
     Cells,
 }
 
@@ -59,38 +106,133 @@ pub struct Args {
     /// Write to this file instead of standard output (`-`: stdout).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Skip rows with an index below N (0-based row numbers).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Skip rows with an index below N (0-based row numbers, 0 to 2^32-1).
+    #[arg(long, value_name = "N", default_value_t = 0,
+          allow_negative_numbers = true, value_parser = crate::args::count_u32)]
     pub skip_rows: u32,
-    /// Print at most N rows (data rows, after the header if any).
-    #[arg(long, value_name = "N")]
+    /// Print at most N rows (data rows, after the header if any; 0 or more).
+    #[arg(long, value_name = "N",
+          allow_negative_numbers = true, value_parser = crate::args::count_u64)]
     pub n_rows: Option<u64>,
-    /// Print row H first as the header; data rows start after it.
-    #[arg(long, value_name = "H")]
+    /// Print row H first as the header; data rows start after it (0-based).
+    #[arg(long, value_name = "H",
+          allow_negative_numbers = true, value_parser = crate::args::count_u32)]
     pub header_row: Option<u32>,
     /// Measure the run and print statistics on standard error.
     #[arg(long)]
     pub stats: bool,
 }
 
-/// The rows of one sheet to print: an optional header row, then data.
-fn readers<'w>(wb: &'w Workbook, s: &Sheet, a: &Args) -> Result<Vec<(u32, RowReader<'w>)>> {
-    let mut out = Vec::new();
+/// The readers of one sheet: the header row (when asked) and the data rows.
+struct Readers<'w> {
+    header: Option<RowReader<'w>>,
+    data: RowReader<'w>,
+    /// Index of the first data row.
+    first: u32,
+}
+
+fn readers<'w>(wb: &'w Workbook, s: &Sheet, a: &Args) -> Result<Readers<'w>> {
     let mut first = a.skip_rows;
+    let mut header = None;
     if let Some(h) = a.header_row {
-        let header = RowOptions {
+        let one = RowOptions {
             skip_rows: h,
             n_rows: Some(1),
         };
-        out.push((h, wb.rows_with(s.index(), header)?));
+        header = Some(wb.rows_with(s.index(), one)?);
         first = first.max(h.saturating_add(1));
     }
     let data = RowOptions {
         skip_rows: first,
         n_rows: a.n_rows,
     };
-    out.push((first, wb.rows_with(s.index(), data)?));
-    Ok(out)
+    Ok(Readers {
+        header,
+        data: wb.rows_with(s.index(), data)?,
+        first,
+    })
+}
+
+/// Number of fields a row needs: its last column + 1 (0 for no cells).
+fn row_end(row: &RowRef<'_>) -> u32 {
+    row.cells()
+        .map(|c| c.col.saturating_add(1))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The last column of a sheet (`XFD`, 0-based).
+const LAST_COL: u32 = 16_383;
+
+/// The width of one sheet's lines, and the dimension it comes from.
+#[derive(Debug, Clone, Copy)]
+struct Width {
+    cols: u32,
+    declared: Option<CellRange>,
+}
+
+/// Finds the sheet's width: its declared dimension, else a first pass over
+/// the rows to print (see the module docs).
+fn width(input: &Input, is_ods: bool, wb: &Workbook, s: &Sheet, a: &Args) -> Result<Width> {
+    // `A1` is what writers declare when they do not know, a range to the
+    // last column (`A1:XFD1048576`) one for the whole grid: neither is the
+    // used range.
+    let declared = (!is_ods)
+        .then(|| ream::declared_dimension(&input.bytes, s.part()))
+        .flatten()
+        .filter(|d| (d.last_row, d.last_col) != (0, 0) && d.last_col < LAST_COL);
+    if let Some(d) = declared {
+        return Ok(Width {
+            cols: d.last_col.saturating_add(1),
+            declared,
+        });
+    }
+    let mut r = readers(wb, s, a)?;
+    let mut cols = 0;
+    for reader in r.header.iter_mut().chain([&mut r.data]) {
+        while let Some(row) = reader.next_row()? {
+            cols = cols.max(row_end(&row));
+        }
+    }
+    Ok(Width {
+        cols,
+        declared: None,
+    })
+}
+
+/// Rows wider than the declared dimension, reported once per sheet.
+#[derive(Debug, Default)]
+struct WideRows {
+    /// (row, fields) of the first such row.
+    first: Option<(u32, u32)>,
+    count: u64,
+}
+
+impl WideRows {
+    /// Notes a row of `end` fields against the sheet's width.
+    fn check(&mut self, w: &Width, row: u32, end: u32) {
+        if w.declared.is_some() && end > w.cols {
+            self.first.get_or_insert((row, end));
+            self.count += 1;
+        }
+    }
+
+    /// Warns on stderr (exit status 3) when a row was wider.
+    fn report(&self, file: &str, sheet: &str, w: &Width) {
+        let (Some((row, end)), Some(dim)) = (self.first, w.declared) else {
+            return;
+        };
+        let more = match self.count {
+            0 | 1 => String::new(),
+            n => format!(" (and {} more rows)", n - 1),
+        };
+        let last = ream::sheet::cell_name(row, end.saturating_sub(1));
+        warn(&format!(
+            "{file}: sheet {sheet:?}: row {row}{more} has cells beyond the declared dimension \
+             {dim} (up to {last}): printed with {end} fields instead of {}",
+            w.cols
+        ));
+    }
 }
 
 /// Runs `ream cat`.
@@ -107,21 +249,41 @@ pub fn run(a: &Args) -> Result<()> {
         // that name; without one it runs to the end and the others apply.
         Some(sel) => opts = opts.sheet_needed_named(sel),
     }
-    let wb = open_workbook(&a.file, &opts)?;
+    let input = read_input(&a.file, opts.map_mode)?;
+    let wb = input.open(&opts)?;
     let sheets = select_sheets(&wb, a.sheet.as_deref())?;
     let mut out = open_output(a.output.as_ref())?;
-    let tag = sheets.len() > 1;
+    let tag = a.sheet.as_deref() == Some("all");
+    let is_ods = a.format != Format::Cells && ream::sniff_bytes(&input.bytes) == ream::Format::Ods;
     let mut counts = Vec::new();
     for s in &sheets {
-        let mut n = 0u64;
-        for (first, mut rows) in readers(&wb, s, a)? {
-            n += match a.format {
-                Format::Csv => write_dense(&mut out, s, &mut rows, first, Sep::Comma, tag)?,
-                Format::Tsv => write_dense(&mut out, s, &mut rows, first, Sep::Tab, tag)?,
-                Format::Jsonl => write_jsonl(&mut out, s, &mut rows)?,
-                Format::Cells => write_cells(&mut out, s, &mut rows)?,
+        let n = if a.format == Format::Cells {
+            let mut r = readers(&wb, s, a)?;
+            let mut n = 0;
+            for reader in r.header.iter_mut().chain([&mut r.data]) {
+                n += jsonl::write_cells(&mut out, s.name(), reader)?;
+            }
+            n
+        } else {
+            let width = width(&input, is_ods, &wb, s, a)?;
+            let mut wide = WideRows::default();
+            let r = readers(&wb, s, a)?;
+            let sheet = tag.then(|| s.name());
+            let n = match a.format {
+                Format::Csv => {
+                    dense::write(&mut out, sheet, r, &width, dense::Sep::Comma, &mut wide)?
+                }
+                Format::Tsv => {
+                    dense::write(&mut out, sheet, r, &width, dense::Sep::Tab, &mut wide)?
+                }
+                _ if a.header_row.is_some() => {
+                    jsonl::write_objects(&mut out, sheet, r, &width, &mut wide)?
+                }
+                _ => jsonl::write_arrays(&mut out, s.name(), r, &width, &mut wide)?,
             };
-        }
+            wide.report(&input.name, s.name(), &width);
+            n
+        };
         counts.push((s.name().to_string(), n));
     }
     out.flush()?;
@@ -130,188 +292,4 @@ pub fn run(a: &Args) -> Result<()> {
         crate::stats::print_to_stderr(&Report::new(m, &wb, counts));
     }
     Ok(())
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sep {
-    Comma,
-    Tab,
-}
-
-/// Writes one text field with CSV quoting or TSV escaping.
-fn write_field(w: &mut dyn Write, s: &str, sep: Sep) -> io::Result<()> {
-    match sep {
-        Sep::Comma => {
-            if s.bytes().any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n')) {
-                w.write_all(b"\"")?;
-                let mut parts = s.split('"');
-                if let Some(first) = parts.next() {
-                    w.write_all(first.as_bytes())?;
-                }
-                for p in parts {
-                    w.write_all(b"\"\"")?;
-                    w.write_all(p.as_bytes())?;
-                }
-                w.write_all(b"\"")
-            } else {
-                w.write_all(s.as_bytes())
-            }
-        }
-        Sep::Tab => {
-            let mut start = 0;
-            for (i, b) in s.bytes().enumerate() {
-                let esc: &[u8] = match b {
-                    b'\\' => b"\\\\",
-                    b'\t' => b"\\t",
-                    b'\r' => b"\\r",
-                    b'\n' => b"\\n",
-                    _ => continue,
-                };
-                w.write_all(s.as_bytes().get(start..i).unwrap_or_default())?;
-                w.write_all(esc)?;
-                start = i + 1;
-            }
-            w.write_all(s.as_bytes().get(start..).unwrap_or_default())
-        }
-    }
-}
-
-/// Writes a cell value as one CSV/TSV field.
-fn write_dense_value(w: &mut dyn Write, v: &Value<'_>, sep: Sep) -> io::Result<()> {
-    match v {
-        Value::String(s) => write_field(w, s, sep),
-        other => write_plain(w, other),
-    }
-}
-
-/// CSV/TSV: every row from `first` to the last, fields from column 0.
-/// Returns the number of cells written.
-fn write_dense(
-    w: &mut dyn Write,
-    s: &Sheet,
-    rows: &mut RowReader<'_>,
-    first: u32,
-    sep: Sep,
-    tag: bool,
-) -> Result<u64> {
-    let sep_byte: &[u8] = if sep == Sep::Comma { b"," } else { b"\t" };
-    let start_line = |w: &mut dyn Write| -> io::Result<()> {
-        if tag {
-            write_field(w, s.name(), sep)?;
-        }
-        Ok(())
-    };
-    let mut next_line = first;
-    let mut n = 0u64;
-    while let Some(row) = rows.next_row()? {
-        if row.index() < next_line {
-            continue; // out of order: keep line positions stable
-        }
-        while next_line < row.index() {
-            start_line(w)?;
-            w.write_all(b"\n")?;
-            next_line += 1;
-        }
-        start_line(w)?;
-        let mut col = 0u32;
-        for c in row.cells() {
-            if c.col < col {
-                continue;
-            }
-            while col <= c.col {
-                if col > 0 || tag {
-                    w.write_all(sep_byte)?;
-                }
-                col += 1;
-            }
-            write_dense_value(w, &c.value, sep)?;
-            n += 1;
-        }
-        w.write_all(b"\n")?;
-        next_line = row.index().saturating_add(1);
-    }
-    Ok(n)
-}
-
-/// JSON Lines: one object per row that has cells.
-fn write_jsonl(w: &mut dyn Write, s: &Sheet, rows: &mut RowReader<'_>) -> Result<u64> {
-    let mut name = Vec::new();
-    write_str(&mut name, s.name())?;
-    let mut n = 0u64;
-    while let Some(row) = rows.next_row()? {
-        w.write_all(b"{\"sheet\":")?;
-        w.write_all(&name)?;
-        write!(w, ",\"row\":{},\"values\":[", row.index())?;
-        let mut col = 0u32;
-        for c in row.cells() {
-            if c.col < col {
-                continue;
-            }
-            while col < c.col {
-                w.write_all(if col > 0 { b",null" } else { b"null" })?;
-                col += 1;
-            }
-            if col > 0 {
-                w.write_all(b",")?;
-            }
-            write_value(w, &c.value)?;
-            col += 1;
-            n += 1;
-        }
-        w.write_all(b"]}\n")?;
-    }
-    Ok(n)
-}
-
-/// One JSON object per non-empty cell.
-fn write_cells(w: &mut dyn Write, s: &Sheet, rows: &mut RowReader<'_>) -> Result<u64> {
-    let mut name = Vec::new();
-    write_str(&mut name, s.name())?;
-    let mut n = 0u64;
-    while let Some(row) = rows.next_row()? {
-        for c in row.cells() {
-            write_cell(w, &name, &c)?;
-            n += 1;
-        }
-    }
-    Ok(n)
-}
-
-fn write_cell(w: &mut dyn Write, sheet_json: &[u8], c: &Cell<'_>) -> io::Result<()> {
-    w.write_all(b"{\"sheet\":")?;
-    w.write_all(sheet_json)?;
-    write!(
-        w,
-        ",\"row\":{},\"col\":{},\"type\":\"{}\",\"value\":",
-        c.row,
-        c.col,
-        c.value.type_name()
-    )?;
-    write_value(w, &c.value)?;
-    if let Some(f) = c.formula {
-        w.write_all(b",\"formula\":")?;
-        write_str(w, f)?;
-    }
-    w.write_all(b"}\n")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn field(s: &str, sep: Sep) -> String {
-        let mut b = Vec::new();
-        write_field(&mut b, s, sep).unwrap();
-        String::from_utf8(b).unwrap()
-    }
-
-    #[test]
-    fn quoting() {
-        assert_eq!(field("plain", Sep::Comma), "plain");
-        assert_eq!(field("a,b", Sep::Comma), "\"a,b\"");
-        assert_eq!(field("say \"hi\"", Sep::Comma), "\"say \"\"hi\"\"\"");
-        assert_eq!(field("l1\nl2", Sep::Comma), "\"l1\nl2\"");
-        assert_eq!(field("a\tb\\c\n", Sep::Tab), "a\\tb\\\\c\\n");
-        assert_eq!(field("a,\"b", Sep::Tab), "a,\"b");
-    }
 }

@@ -2,60 +2,114 @@
 
 use crate::UsageError;
 use anyhow::{Context, Result};
-use ream::sheet::{OpenOptions, Sheet, Workbook};
+use ream::Format;
+use ream::io::Bytes;
+use ream::sheet::{Error as SheetError, ErrorKind, MapMode, OpenOptions, Sheet, Workbook};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Opens the workbook at `path` (`-` reads standard input).
-///
-/// On failure the error names the file and, when the bytes are not a
-/// workbook ream reads, the format it looks like.
-pub fn open_workbook(path: &Path, opts: &OpenOptions) -> Result<Workbook> {
-    let wb = open_quiet(path, opts)?;
-    report_warnings(&wb);
-    Ok(wb)
+/// An input read for a command: its bytes (mapped, or standard input read
+/// whole) and the name messages give it.
+pub struct Input {
+    /// The path as given, or `<stdin>` for `-`.
+    pub name: String,
+    /// The file's bytes (shared: cloning is cheap).
+    pub bytes: Bytes,
 }
 
-/// Set once any opened workbook had warnings: the process then exits 3.
-pub static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Prints the workbook's warnings (broken small parts, skipped sheets,
-/// cells left empty) on stderr and remembers that there were some.
-pub fn report_warnings(wb: &Workbook) {
-    for w in wb.warnings() {
-        eprintln!("ream: warning: {w}");
-    }
-    if !wb.warnings().is_empty() {
-        WARNED.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-fn open_quiet(path: &Path, opts: &OpenOptions) -> Result<Workbook> {
+/// Reads the input at `path` (`-` reads standard input to its end; a file
+/// is mapped or read per `mode`). A directory or an unreadable file is an
+/// error naming the path.
+pub fn read_input(path: &Path, mode: MapMode) -> Result<Input> {
     if path == Path::new("-") {
         let mut buf = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut buf)
             .context("reading standard input")?;
-        let format = ream::sniff(&buf);
-        return Workbook::from_bytes(buf, opts).map_err(|e| describe(e, "<stdin>", format));
+        return Ok(Input {
+            name: "<stdin>".into(),
+            bytes: Bytes::from_vec(buf),
+        });
     }
-    Workbook::open(path, opts).map_err(|e| {
-        let format = ream::sniff_path(path).unwrap_or(ream::Format::Unknown);
-        describe(e, &path.display().to_string(), format)
-    })
+    let name = path.display().to_string();
+    if path.is_dir() {
+        let msg = format!(
+            "{name}: is a directory, not a file (`ream batch {name}` reads every file under it)"
+        );
+        return Err(SheetError::new(ErrorKind::Io, msg).into());
+    }
+    let bytes = Bytes::open(path, mode)
+        .map_err(|e| SheetError::new(ErrorKind::Io, format!("{name}: {e}")))?;
+    Ok(Input { name, bytes })
 }
 
-/// Wraps a library error with the file name and the sniffed format.
-fn describe(e: ream::sheet::Error, name: &str, format: ream::Format) -> anyhow::Error {
-    use ream::Format;
-    if e.kind() == ream::sheet::ErrorKind::Io {
+impl Input {
+    /// Opens the input as a workbook and reports its warnings on stderr.
+    ///
+    /// On failure the error names the input and, when the bytes are a
+    /// format the spreadsheet engine does not read (PDF, XLS, XLSB), says
+    /// which and what to use instead; for bytes of no known format it says
+    /// so.
+    pub fn open(&self, opts: &OpenOptions) -> Result<Workbook> {
+        let wb = Workbook::from_source(self.bytes.clone(), opts)
+            .map_err(|e| describe(e, &self.name, ream::sniff_bytes(&self.bytes)))?;
+        report_warnings(&wb);
+        Ok(wb)
+    }
+}
+
+/// Opens the workbook at `path` (`-` reads standard input): [`read_input`]
+/// then [`Input::open`].
+pub fn open_workbook(path: &Path, opts: &OpenOptions) -> Result<Workbook> {
+    read_input(path, opts.map_mode)?.open(opts)
+}
+
+/// Set once any opened workbook had warnings: the process then exits 3.
+pub static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints a warning on stderr (`ream: warning: ...`) and remembers that
+/// there was one.
+pub fn warn(msg: &str) {
+    eprintln!("ream: warning: {msg}");
+    WARNED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Prints the workbook's warnings (broken small parts, skipped sheets,
+/// cells left empty) on stderr and remembers that there were some.
+pub fn report_warnings(wb: &Workbook) {
+    for w in wb.warnings() {
+        warn(&w.to_string());
+    }
+}
+
+/// Wraps a library error with the input's name and, for a format the
+/// spreadsheet engine does not read, replaces it with one message per
+/// format (the same from every command).
+fn describe(e: SheetError, name: &str, format: Format) -> anyhow::Error {
+    if e.kind() == ErrorKind::Io {
         return anyhow::Error::new(e); // already names the file
     }
+    let unsupported =
+        |msg: String| anyhow::Error::new(SheetError::new(ErrorKind::Unsupported, msg));
     let what = match format {
-        Format::Xlsx | Format::Xlsm | Format::EncryptedOoxml => name.to_string(),
-        Format::Unknown => format!("{name} (not a recognised spreadsheet format)"),
-        other => format!("{name} (looks like {other}, which ream cannot read yet)"),
+        Format::Pdf => {
+            let msg = format!(
+                "this is a PDF document, not a spreadsheet: use `ream pdf` (e.g. `ream pdf info {name}`)"
+            );
+            return unsupported(msg).context(name.to_string());
+        }
+        Format::Xls | Format::Xlsb => {
+            let msg = format!(
+                "this is {}, which ream cannot read (it reads .xlsx, .xlsm and .ods); save it as .xlsx",
+                format.description()
+            );
+            return unsupported(msg).context(name.to_string());
+        }
+        Format::Unknown if e.kind() != ErrorKind::Encrypted => {
+            format!("{name} (not a recognised spreadsheet format)")
+        }
+        _ => name.to_string(),
     };
     anyhow::Error::new(e).context(what)
 }

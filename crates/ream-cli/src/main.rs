@@ -1,13 +1,17 @@
-//! `ream`: read big spreadsheets fast from the command line.
+//! `ream`: read big spreadsheets, PDFs and delimited files fast from the
+//! command line.
 //!
 //! Commands: `sheets` (list sheets), `cat` (dump cells as CSV, TSV, JSON
-//! Lines), `stats` (timings and allocation counts), `demo` (generate sample
-//! files and run every engine on them).
+//! Lines), `profile` (alias `stats`: measure the reader's phases, time and
+//! allocations), `pdf` (read and update PDFs), `agg` (min/mean/max per key
+//! over delimited text), `batch` (analyse many files), `demo` (generate
+//! sample files and run every engine on them).
 //!
 //! Data goes to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 error,
 //! 2 usage, 3 finished with warnings (printed on stderr), 4 encrypted input.
 
 mod agg;
+mod args;
 mod batch;
 mod cat;
 mod demo;
@@ -33,25 +37,49 @@ const EXIT_WARNINGS: u8 = 3;
 /// Exit status: bad usage (clap also exits 2 on its own errors).
 const EXIT_USAGE: u8 = 2;
 
-/// Read big spreadsheets fast.
+/// Read big spreadsheets, PDFs and delimited files fast.
 #[derive(Debug, Parser)]
-#[command(name = "ream", version, propagate_version = true)]
+#[command(name = "ream", version, propagate_version = true, long_about = LONG_ABOUT)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// `ream --help`: every engine, and the conventions shared by the commands.
+const LONG_ABOUT: &str = "\
+Read big documents fast, on every core, in bounded memory.
+
+Engines:
+  spreadsheets  XLSX, XLSM and ODS workbooks: list sheets (`sheets`), stream
+                cells as CSV, TSV or JSON Lines in constant memory (`cat`),
+                measure the reader (`profile`).
+  PDF           Page count, boxes, metadata, objects, revisions, checks;
+                append-only updates and full rewrites (`pdf`).
+  aggregation   Min/mean/max of a value per key over huge delimited text files,
+                1BRC style (`agg`).
+  batch         Analyse many files (walks directories) into a JSON Lines
+                report, with bounded slots, process isolation and resume
+                (`batch`).
+`demo` generates sample files and runs every engine on them.
+
+Data goes to standard output, diagnostics to standard error. Exit status: 0 ok,
+1 error, 2 usage, 3 finished with warnings (printed on standard error), 4
+encrypted input.";
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// List the sheets of a workbook with their sizes and small parts.
     Sheets(sheets::Args),
     /// Print cells as CSV, TSV, JSON Lines rows or one JSON object per cell.
+    #[command(long_about = cat::LONG_HELP)]
     Cat(cat::Args),
-    /// Open a workbook and report timings, parallelism and allocations.
-    Stats(stats::Args),
+    /// Measure the spreadsheet reader on a workbook: phase times,
+    /// parallelism, allocations, memory.
+    #[command(visible_alias = "stats", long_about = stats::LONG_HELP)]
+    Profile(stats::Args),
     /// Generate sample files and run every ream engine on them.
     Demo(demo::Args),
-    /// Read PDFs: info, pages, show, revisions, check.
+    /// Read and write PDFs: info, pages, show, revisions, check, index, update, rewrite.
     Pdf(pdf::Args),
     /// Min/mean/max of a value per key over a delimited file (1BRC).
     Agg(agg::Args),
@@ -81,7 +109,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Sheets(a) => sheets::run(&a),
         Command::Cat(a) => cat::run(&a),
-        Command::Stats(a) => stats::run(&a),
+        Command::Profile(a) => stats::run(&a),
         Command::Demo(a) => demo::run(&a),
         Command::Pdf(a) => pdf::run(&a),
         Command::Agg(a) => agg::run(&a),

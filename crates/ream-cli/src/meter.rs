@@ -198,7 +198,7 @@ pub fn touch_cells(wb: &Workbook) -> Vec<(String, u64)> {
         .collect()
 }
 
-/// The JSON form of a [`Report`] (`ream stats --json`).
+/// The JSON form of a [`Report`] (`ream profile --json`).
 #[derive(Debug, Serialize)]
 pub struct JsonReport<'a> {
     /// Cells over all sheets.

@@ -39,16 +39,59 @@ pub(crate) fn serial_to_unix(serial: f64, date_1904: bool) -> Option<f64> {
     Some((serial - epoch) * 86_400.0)
 }
 
-/// Splits seconds into (days since epoch, seconds of day, milliseconds),
-/// rounding to the nearest millisecond.
-fn split(secs: f64) -> (i64, u32, u32) {
-    let ms = (secs * 1000.0).round() as i64;
-    let days = ms.div_euclid(86_400_000);
-    let rem = ms.rem_euclid(86_400_000);
-    (days, (rem / 1000) as u32, (rem % 1000) as u32)
+/// Microseconds per day.
+const US_PER_DAY: i64 = 86_400_000_000;
+
+/// Largest duration given as `[h]:mm:ss`, in days (about 2.7 million
+/// years).
+const MAX_DURATION_DAYS: f64 = 1e9;
+
+/// Relative precision assumed of a serial as files write it: 15
+/// significant digits (Excel's, LibreOffice's), or the float arithmetic of
+/// writers that compute serials from dates (openpyxl), are within a few
+/// units of 1e-15 of the value meant.
+const SERIAL_PRECISION: f64 = 2e-15;
+
+/// Microseconds of `secs`, a value computed from `serial`, rounded to the
+/// fewest fractional digits (0 to 6) that stay within the precision the
+/// serial holds ([`SERIAL_PRECISION`]): `10:10:10.5` or `04:04:00` rather
+/// than the float noise around them, `10:10:10.123456` where the serial
+/// resolves microseconds (a time of day always does; a date-time of this
+/// era to about 10 microseconds).
+fn micros(secs: f64, serial: f64) -> i64 {
+    let tol = (serial.abs() * SERIAL_PRECISION * 86_400.0).max(1e-9);
+    let us = (secs * 1e6).round() as i64;
+    let mut step = 1_000_000i64;
+    while step > 1 {
+        let half = step / 2;
+        let rounded = (us + if us < 0 { -half } else { half }) / step * step;
+        if (rounded as f64 / 1e6 - secs).abs() <= tol {
+            return rounded;
+        }
+        step /= 10;
+    }
+    us
 }
 
-fn push_time(out: &mut String, sod: u32, ms: u32) {
+/// Splits seconds since the epoch into (days, seconds of day,
+/// microseconds), rounding as [`micros`] does.
+fn split(secs: f64, serial: f64) -> (i64, u32, u32) {
+    let us = micros(secs, serial);
+    let days = us.div_euclid(US_PER_DAY);
+    let rem = us.rem_euclid(US_PER_DAY);
+    (days, (rem / 1_000_000) as u32, (rem % 1_000_000) as u32)
+}
+
+/// Writes `.ffffff` with trailing zeros trimmed; nothing when `us` is 0.
+fn push_fraction(out: &mut String, us: u32) {
+    use std::fmt::Write;
+    if us != 0 {
+        let digits = format!("{us:06}");
+        let _ = write!(out, ".{}", digits.trim_end_matches('0'));
+    }
+}
+
+fn push_time(out: &mut String, sod: u32, us: u32) {
     use std::fmt::Write;
     let _ = write!(
         out,
@@ -57,33 +100,61 @@ fn push_time(out: &mut String, sod: u32, ms: u32) {
         sod / 60 % 60,
         sod % 60
     );
-    if ms != 0 {
-        let _ = write!(out, ".{ms:03}");
+    push_fraction(out, us);
+}
+
+/// A duration as `[-]h:mm:ss[.ffffff]`: whole hours (no padding, no upper
+/// bound), minutes and seconds, then the fraction rounded to microseconds
+/// with trailing zeros trimmed; a leading `-` when negative. `None` for a
+/// non-finite serial or one beyond [`MAX_DURATION_DAYS`].
+pub(crate) fn duration_text(serial: f64) -> Option<String> {
+    use std::fmt::Write;
+    if !serial.is_finite() || serial.abs() > MAX_DURATION_DAYS {
+        return None;
     }
+    let mut out = String::new();
+    let us = micros(serial.abs() * 86_400.0, serial);
+    if serial < 0.0 && us != 0 {
+        out.push('-');
+    }
+    let secs = us / 1_000_000;
+    let _ = write!(
+        out,
+        "{}:{:02}:{:02}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+    push_fraction(&mut out, (us % 1_000_000) as u32);
+    Some(out)
 }
 
 pub(crate) fn to_iso(d: &ExcelDateTime) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     match d.kind {
-        DateKind::Duration => {
-            let _ = write!(out, "{}", d.serial * 86_400.0);
-        }
+        DateKind::Duration => match duration_text(d.serial) {
+            Some(text) => return text,
+            None => {
+                let _ = write!(out, "{}", d.serial * 86_400.0);
+            }
+        },
         DateKind::Time => {
-            let (_, sod, ms) = split(d.serial.fract().abs() * 86_400.0);
-            push_time(&mut out, sod, ms);
+            let fract = d.serial.fract().abs();
+            let (_, sod, us) = split(fract * 86_400.0, fract);
+            push_time(&mut out, sod, us);
         }
         DateKind::DateTime => match serial_to_unix(d.serial, d.date_1904) {
             None => {
                 let _ = write!(out, "{}", d.serial);
             }
             Some(secs) => {
-                let (days, sod, ms) = split(secs);
+                let (days, sod, us) = split(secs, d.serial);
                 let (y, m, dd) = civil_from_days(days);
                 let _ = write!(out, "{y:04}-{m:02}-{dd:02}");
-                if sod != 0 || ms != 0 {
+                if sod != 0 || us != 0 {
                     out.push('T');
-                    push_time(&mut out, sod, ms);
+                    push_time(&mut out, sod, us);
                 }
             }
         },
@@ -292,6 +363,56 @@ mod tests {
             "2024-01-01T12:00:00"
         );
         assert_eq!(iso(0.25, DateKind::Time, false), "06:00:00");
+    }
+
+    #[test]
+    fn sub_second_digits() {
+        let t = (10.0 * 3600.0 + 10.0 * 60.0 + 10.123_456) / 86_400.0;
+        assert_eq!(iso(t, DateKind::Time, false), "10:10:10.123456");
+        let t = (10.0 * 3600.0 + 10.0 * 60.0 + 10.5) / 86_400.0;
+        assert_eq!(iso(t, DateKind::Time, false), "10:10:10.5");
+        let t = 36_610.123 / 86_400.0;
+        assert_eq!(iso(t, DateKind::Time, false), "10:10:10.123");
+        assert_eq!(
+            iso(45_292.0 + t, DateKind::DateTime, false),
+            "2024-01-01T10:10:10.123"
+        );
+        // A time of day resolves microseconds...
+        let t = 36_610.000_001 / 86_400.0;
+        assert_eq!(iso(t, DateKind::Time, false), "10:10:10.000001");
+        // ...a date-time serial about 10 microseconds: LibreOffice's 15
+        // digits (02:01:59.999998 in microseconds) and openpyxl's
+        // arithmetic (04:03:59.9999993) read as the minute they mean.
+        assert_eq!(
+            iso(43_853.084_722_222_2, DateKind::DateTime, false),
+            "2020-01-23T02:02:00"
+        );
+        assert_eq!(
+            iso(43_875.169_444_444_44, DateKind::DateTime, false),
+            "2020-02-14T04:04:00"
+        );
+        assert_eq!(
+            iso(42_556.391_541_647_82, DateKind::DateTime, false),
+            "2016-07-05T09:23:49.19837"
+        );
+    }
+
+    #[test]
+    fn durations() {
+        // 255:10:10 as a file writes it (15 digits): the seconds carry
+        // float noise (918610.0000000013), the text not.
+        let serial = 10.632_060_185_185_2;
+        assert_ne!(serial * 86_400.0, 918_610.0);
+        let text = |s: f64| duration_text(s).unwrap_or_default();
+        assert_eq!(text(serial), "255:10:10");
+        assert_eq!(iso(serial, DateKind::Duration, false), "255:10:10");
+        assert_eq!(text(-serial), "-255:10:10");
+        assert_eq!(text(1.5), "36:00:00");
+        assert_eq!(text(0.0), "0:00:00");
+        assert_eq!(text(-1e-12), "0:00:00");
+        assert_eq!(text(1.25 / 86_400.0), "0:00:01.25");
+        assert_eq!(duration_text(1e300), None);
+        assert_eq!(duration_text(f64::NAN), None);
     }
 
     #[test]

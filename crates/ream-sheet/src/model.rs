@@ -192,10 +192,24 @@ impl ExcelDateTime {
     pub fn to_unix_seconds(&self) -> Option<f64> {
         crate::dates::serial_to_unix(self.serial, self.date_1904)
     }
-    /// ISO 8601: `YYYY-MM-DD` (midnight dates), `YYYY-MM-DDTHH:MM:SS[.fff]`,
-    /// `HH:MM:SS[.fff]` for times; durations are given in seconds as text.
+    /// ISO 8601: `YYYY-MM-DD` (midnight dates), `YYYY-MM-DDTHH:MM:SS[.f]`,
+    /// `HH:MM:SS[.f]` for times, where `.f` is the fraction of a second in
+    /// the fewest digits (at most 6: microseconds) that stay within the
+    /// precision the serial holds, so float noise is dropped (absent when
+    /// zero; a time of day resolves microseconds, a date-time serial of
+    /// this era about 10). Durations are given as [`to_duration_text`](Self::to_duration_text)
+    /// (seconds as a number when that is `None`); a date serial outside
+    /// year 0..9999 as the serial number.
     pub fn to_iso(&self) -> String {
         crate::dates::to_iso(self)
+    }
+    /// The serial as an elapsed duration, `[-]h:mm:ss[.f]`: whole hours
+    /// (not padded, not wrapped at 24), minutes, seconds, and the fraction
+    /// as for [`to_iso`](Self::to_iso) (`255:10:10`,
+    /// `0:00:01.25`, `-1:30:00`). Whatever the [`kind`](Self::kind). `None`
+    /// for a non-finite serial or one beyond ±10^9 days.
+    pub fn to_duration_text(&self) -> Option<String> {
+        crate::dates::duration_text(self.serial)
     }
     /// Duration or time of day in seconds (fractional part of the serial
     /// times 86,400 for times, whole serial for durations).

@@ -45,9 +45,23 @@ impl Format {
         }
     }
     /// True for the formats the spreadsheet engine ([`crate::sheet`]) reads
-    /// today (XLSX and XLSM).
+    /// today: XLSX, XLSM and ODS.
     pub fn is_readable_workbook(self) -> bool {
-        matches!(self, Format::Xlsx | Format::Xlsm)
+        matches!(self, Format::Xlsx | Format::Xlsm | Format::Ods)
+    }
+    /// What the format is, in words, for messages: `an XLSX workbook`,
+    /// `a binary Excel workbook (.xlsb)`, `a PDF document`, ...
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Xlsx => "an XLSX workbook",
+            Format::Xlsm => "a macro-enabled XLSX workbook (.xlsm)",
+            Format::Ods => "an OpenDocument spreadsheet (.ods)",
+            Format::Xls => "a legacy Excel 97-2003 workbook (.xls)",
+            Format::Xlsb => "a binary Excel workbook (.xlsb)",
+            Format::Pdf => "a PDF document",
+            Format::EncryptedOoxml => "a password-protected (encrypted) Office file",
+            Format::Unknown => "not a recognised document format",
+        }
     }
 }
 
@@ -99,16 +113,37 @@ fn from_container(c: Container, data: &[u8]) -> Format {
         Container::Cfb if has_cfb_stream(data, "Workbook") || has_cfb_stream(data, "Book") => {
             Format::Xls
         }
+        Container::Unknown if is_biff_stream(data) => Format::Xls,
         Container::Zip | Container::Cfb | Container::Unknown => Format::Unknown,
     }
 }
 
 /// Whether the UTF-16LE directory name `name` (followed by its NUL
-/// terminator) occurs in a CFB file.
+/// terminator) occurs in a CFB file, in any ASCII case (CFB compares names
+/// case-insensitively: `WORKBOOK` is the workbook stream too).
 fn has_cfb_stream(data: &[u8], name: &str) -> bool {
     let mut needle: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
     needle.extend_from_slice(&[0, 0]);
-    memchr_find(data, &needle)
+    let Some(&first) = needle.first() else {
+        return false;
+    };
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    memchr::memchr2_iter(lower, upper, data).any(|at| {
+        data.get(at..at + needle.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(&needle))
+    })
+}
+
+/// Whether `data` starts like a bare BIFF2-BIFF4 worksheet stream (Excel
+/// 2.x-4.x `.xls` files have no CFB container): a BOF record, id 0x0009,
+/// 0x0209, 0x0409 or 0x0809, with a body of 4 to 20 bytes.
+fn is_biff_stream(data: &[u8]) -> bool {
+    match data.get(..4) {
+        Some(&[0x09, version, len, 0]) => {
+            matches!(version, 0x00 | 0x02 | 0x04 | 0x08) && (4..=20).contains(&len)
+        }
+        _ => false,
+    }
 }
 
 fn memchr_find(hay: &[u8], needle: &[u8]) -> bool {
@@ -166,6 +201,12 @@ mod tests {
         xls.extend("Workbook".encode_utf16().flat_map(u16::to_le_bytes));
         xls.extend_from_slice(&[0, 0]);
         assert_eq!(sniff(&xls), Format::Xls);
+        let mut caps = cfb.clone();
+        caps.extend("WORKBOOK".encode_utf16().flat_map(u16::to_le_bytes));
+        caps.extend_from_slice(&[0, 0]);
+        assert_eq!(sniff(&caps), Format::Xls);
+        assert_eq!(sniff(b"\x09\x04\x06\x00\x00\x00\x10\x00rest"), Format::Xls);
+        assert_eq!(sniff(b"\x09\x04\x60\x00"), Format::Unknown);
         cfb.extend("EncryptedPackage".encode_utf16().flat_map(u16::to_le_bytes));
         assert_eq!(sniff(&cfb), Format::EncryptedOoxml);
         assert_eq!(sniff(b"PK\x03\x04garbage"), Format::Unknown);
@@ -179,6 +220,12 @@ mod tests {
         assert_eq!(sniff(&buf), Format::Xlsx);
         assert_eq!(sniff_bytes(&Bytes::from_vec(buf)), Format::Xlsx);
         assert!(Format::Xlsx.is_readable_workbook());
+        assert!(Format::Ods.is_readable_workbook());
+        assert!(!Format::Xlsb.is_readable_workbook());
+        assert_eq!(
+            Format::Xlsb.description(),
+            "a binary Excel workbook (.xlsb)"
+        );
         assert_eq!(Format::EncryptedOoxml.to_string(), "encrypted-ooxml");
         Ok(())
     }

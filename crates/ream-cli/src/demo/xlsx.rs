@@ -96,13 +96,13 @@ fn expected() -> Vec<(&'static str, u32, u32, &'static str, Json)> {
     vec![
         ("Formulas", 0, 0, "number", json!(2)),
         ("Formulas", 0, 1, "number", json!(5)),
-        ("Formulas", 1, 1, "error", json!("#DIV/0!")),
+        ("Formulas", 1, 1, "error", json!({"error": "#DIV/0!"})),
         ("Formulas", 2, 0, "string", json!("a, \"quoted\" text")),
         ("Formulas", 2, 1, "string", json!("ab")),
         ("Formulas", 3, 0, "bool", json!(true)),
         ("Formulas", 3, 1, "bool", json!(false)),
         ("Formulas", 4, 0, "time", json!("12:00:00")),
-        ("Formulas", 4, 1, "duration", json!(129_600)),
+        ("Formulas", 4, 1, "duration", json!("36:00:00")),
         ("Formulas", 5, 0, "string", json!("example")),
         ("Formulas", 6, 0, "date", json!("2024-01-01T18:00:00")),
         ("Data1", 1, 0, "number", json!(1)),
@@ -242,7 +242,7 @@ pub fn demo_xlsx(dir: &Path) -> Result<DemoResult> {
         format!("ream sheets {p}"),
         format!("ream cat {p} --sheet Formulas --format cells"),
         format!("ream cat {p} --sheet Data1 | head"),
-        format!("ream stats {p} --json"),
+        format!("ream profile {p} --json"),
     ];
     Ok(DemoResult {
         engine: "xlsx",

@@ -22,7 +22,7 @@ fn crc32(data: &[u8]) -> u32 {
 }
 
 /// A ZIP of stored (uncompressed) entries.
-fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+pub(crate) fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (name, data) in entries {
