@@ -12,6 +12,7 @@ use std::process::{Command, Output, Stdio};
 
 mod agg;
 mod batch;
+mod formula_cells;
 mod ods;
 mod pdf;
 
