@@ -26,7 +26,7 @@
 use crate::error::{Error, Result};
 use crate::formula::shift_formula;
 use crate::open::Package;
-use crate::store::{AUX_FORMULA, CellStore, FormulaRec, RawCell, T_INLINE};
+use crate::store::{AUX_FORMULA, CellStore, FormulaRec, RawCell, T_EMPTY, T_INLINE};
 use crate::worksheet::{ChunkOut, JoinedSoFar, ParsedSheet, SheetCtx, SheetParser, last_row_end};
 use ream_zip::Entry;
 use std::collections::{HashMap, VecDeque};
@@ -511,8 +511,10 @@ impl Joiner {
         // child in an unsorted chunk: test
         // `fuzz_regressions::shared_formula_child_in_an_unsorted_row_of_a_later_chunk`).
         // Without a master the sequential parse records nothing: the record
-        // goes and the cell loses its flag.
+        // goes and the cell loses its flag, or, when the formula was all
+        // it had (`T_EMPTY`), the cell goes too.
         let mut orphans: Vec<usize> = Vec::new();
+        let mut orphan_cells: Vec<usize> = Vec::new();
         for p in &c.pending {
             let at = first_formula + p.formula;
             let Some(rec) = self.store.formulas.get(at).copied() else {
@@ -522,6 +524,9 @@ impl Joiner {
                 orphans.push(at);
                 if let Some(cell) = self.store.cells.get_mut(first_cell + p.cell) {
                     cell.aux &= !AUX_FORMULA;
+                    if cell.tag == T_EMPTY {
+                        orphan_cells.push(first_cell + p.cell);
+                    }
                 }
                 continue;
             };
@@ -542,17 +547,10 @@ impl Joiner {
                 f.len = self.scratch.len() as u32;
             }
         }
-        if !orphans.is_empty() {
-            // Pending records come in formula order; only this chunk's
-            // records are walked.
-            let mut next = orphans.iter().copied().peekable();
-            let tail = self.store.formulas.split_off(first_formula);
-            for (i, f) in tail.into_iter().enumerate() {
-                if next.next_if_eq(&(first_formula + i)).is_none() {
-                    self.store.formulas.push(f);
-                }
-            }
-        }
+        // Pending records (and their cells) come in order; only this
+        // chunk's are walked.
+        drop_indices(&mut self.store.formulas, first_formula, &orphans);
+        drop_indices(&mut self.store.cells, first_cell, &orphan_cells);
         for m in c.masters {
             let row = shift(m.row, m.rel)?;
             self.masters.insert(m.si, (row, m.col, m.text));
@@ -567,6 +565,21 @@ impl Joiner {
             std::mem::take(&mut c.store.cells),
             std::mem::take(&mut c.store.arena),
         ))
+    }
+}
+
+/// Removes the items at `drop` (ascending indices, all at or past
+/// `from`) from `v`, keeping the order of the rest.
+fn drop_indices<T>(v: &mut Vec<T>, from: usize, drop: &[usize]) {
+    if drop.is_empty() {
+        return;
+    }
+    let mut next = drop.iter().copied().peekable();
+    let tail = v.split_off(from.min(v.len()));
+    for (i, item) in tail.into_iter().enumerate() {
+        if next.next_if_eq(&(from + i)).is_none() {
+            v.push(item);
+        }
     }
 }
 

@@ -13,9 +13,15 @@ pub struct Limits {
     /// 1 MiB inflated are exempt). Default 1,000 (real XLSX parts rarely
     /// exceed 100; zip bombs reach millions).
     pub max_inflate_ratio: u64,
-    /// Non-empty cells stored per sheet. Default 400,000,000.
+    /// Cells stored per sheet (with a value or a formula). Default
+    /// 400,000,000.
     pub max_cells_per_sheet: u64,
-    /// Longest cell string in characters. Default 32,767 (Excel's own limit).
+    /// Longest cell string in characters: shared, inline, `t="str"` and
+    /// ODS strings alike. Default 16 Mi (16,777,216): Excel's 32,767 is
+    /// its cell-editing limit, not the file format's, and files written
+    /// by other tools exceed it. One string then holds at most 64 MiB of
+    /// UTF-8; all text together stays bounded by the inflated bytes (and,
+    /// for ODS spaces, the repeat budget).
     pub max_string_chars: usize,
     /// Deepest XML element nesting. Default 256.
     pub max_xml_depth: u32,
@@ -33,7 +39,7 @@ impl Default for Limits {
             max_inflated_bytes: 16 << 30,
             max_inflate_ratio: 1_000,
             max_cells_per_sheet: 400_000_000,
-            max_string_chars: 32_767,
+            max_string_chars: 16 << 20,
             max_xml_depth: 256,
             max_zip_entries: 100_000,
             max_formula_bytes: 1 << 30,

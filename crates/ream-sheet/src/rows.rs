@@ -63,7 +63,7 @@ impl<'r> RowRef<'r> {
     pub fn index(&self) -> u32 {
         self.index
     }
-    /// Number of non-empty cells in the row.
+    /// Number of cells in the row (those with a value or a formula).
     pub fn len(&self) -> usize {
         self.cells.len()
     }
@@ -71,7 +71,7 @@ impl<'r> RowRef<'r> {
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }
-    /// The row's non-empty cells, by column.
+    /// The row's cells (with a value or a formula), by column.
     pub fn cells(&self) -> impl Iterator<Item = Cell<'r>> + 'r {
         let store = self.store;
         self.cells.iter().map(move |c| store.view(c))
@@ -138,7 +138,7 @@ impl From<&Cell<'_>> for OwnedCell {
 pub struct OwnedRow {
     /// 0-based row index.
     pub index: u32,
-    /// Non-empty cells by column.
+    /// Cells with a value or a formula, by column.
     pub cells: Vec<OwnedCell>,
 }
 

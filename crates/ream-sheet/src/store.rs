@@ -1,4 +1,5 @@
-//! Compact, sparse cell storage: 16 bytes per non-empty cell.
+//! Compact, sparse cell storage: 16 bytes per cell that has a value or a
+//! formula.
 //!
 //! Cells live in one `Vec<RawCell>` sorted by (row, col); strings that are
 //! not shared live in one byte arena per sheet, formulas in a side table.

@@ -53,11 +53,11 @@ impl Sheet {
     pub fn declared_dimension(&self) -> Option<CellRange> {
         self.dimension
     }
-    /// Number of non-empty cells stored.
+    /// Number of cells stored (those with a value or a formula).
     pub fn cell_count(&self) -> usize {
         self.store.cells.len()
     }
-    /// All non-empty cells in row-major order.
+    /// All stored cells (with a value or a formula) in row-major order.
     pub fn cells(&self) -> Cells<'_> {
         Cells {
             store: &self.store,
@@ -89,7 +89,8 @@ impl Sheet {
             })
             .collect()
     }
-    /// The cell at 0-based (row, col), if non-empty.
+    /// The cell at 0-based (row, col), if stored (it has a value or a
+    /// formula).
     pub fn get(&self, row: u32, col: u32) -> Option<Cell<'_>> {
         self.store.get(row, col)
     }
@@ -150,7 +151,7 @@ impl Sheet {
     }
 }
 
-/// Iterator over a sheet's non-empty cells in row-major order.
+/// Iterator over a sheet's stored cells in row-major order.
 pub struct Cells<'a> {
     store: &'a CellStore,
     inner: std::slice::Iter<'a, RawCell>,

@@ -1059,11 +1059,11 @@ impl<'a> SheetParser<'a> {
         let mut has_formula = false;
         // Formula records and join-time expansions (chunk mode) of this
         // element's `<f>`s start here: a later `<f>` replaces them, as it
-        // replaces `has_formula`, and a cell without a value drops them
-        // (fuzz finding, test
+        // replaces `has_formula` (fuzz finding, test
         // `fuzz_regressions::second_formula_of_a_cell_replaces_a_pending_shared_child`).
-        // So an element leaves at most one record, and only with a value:
-        // an earlier `<f>`'s record left behind could outrank an earlier
+        // So an element leaves at most one record, and only with a stored
+        // cell (a value, or `T_EMPTY` for a formula without one): an
+        // earlier `<f>`'s record left behind could outrank an earlier
         // copy's formula at the same place (test
         // `fuzz_regressions::duplicate_cells_around_a_pending_shared_child`).
         let pending_before = self.pending.len();
@@ -1107,11 +1107,12 @@ impl<'a> SheetParser<'a> {
         let raw = value.and_then(|(s, e)| buf.get(s..e));
         let decoded = self.decode_value(t, raw, inline, style).map_err(here)?;
         let Some((tag_code, aux, bits)) = decoded else {
-            // No value: a formula recorded for this cell is dropped.
-            self.pending.truncate(pending_before);
-            if has_formula && let Some(f) = self.store.formulas.pop() {
-                self.store.arena.truncate(f.off as usize);
-                self.formula_bytes = self.formula_bytes.saturating_sub(u64::from(f.len));
+            // No value: with a formula the cell exists without one
+            // (`Value::Empty`, a formula with no cached result); without,
+            // it is not stored.
+            if has_formula {
+                self.push_cell(row, col, T_EMPTY, AUX_FORMULA, 0)
+                    .map_err(here)?;
             }
             return Ok(pos);
         };
@@ -1136,7 +1137,7 @@ impl<'a> SheetParser<'a> {
         col: u32,
     ) -> Result<()> {
         let Some((tag_code, mut aux, bits)) = decoded else {
-            return Ok(());
+            return self.store_formula_only(formula, row, col);
         };
         if let Some(text) = formula
             && self.plain_formula(text, row, col)?
@@ -1144,6 +1145,19 @@ impl<'a> SheetParser<'a> {
             aux |= AUX_FORMULA;
         }
         self.push_cell(row, col, tag_code, aux, bits)
+    }
+
+    /// A cell without a value: stored as `T_EMPTY` when it has plain
+    /// formula text (a formula with no cached result), else not at all.
+    #[cold]
+    #[inline(never)]
+    fn store_formula_only(&mut self, formula: Option<&[u8]>, row: u32, col: u32) -> Result<()> {
+        match formula {
+            Some(text) if self.plain_formula(text, row, col)? => {
+                self.push_cell(row, col, T_EMPTY, AUX_FORMULA, 0)
+            }
+            _ => Ok(()),
+        }
     }
 
     #[inline]
@@ -1208,7 +1222,11 @@ impl<'a> SheetParser<'a> {
             (b'i', _, _) => return Ok(None),
             (b'S', Some(raw), _) => {
                 let off = self.store.arena.len();
-                if !push_plain_ascii(&mut self.store.arena, raw) {
+                // Plain text is one character a byte: under the limit when
+                // it is no longer in bytes; else `check_text` counts.
+                if raw.len() > self.ctx.limits.max_string_chars
+                    || !push_plain_ascii(&mut self.store.arena, raw)
+                {
                     ream_xml::unescape_into(raw, &mut self.store.arena)
                         .map_err(|e| xml_err(e, base))?;
                     self.check_text(off)?;

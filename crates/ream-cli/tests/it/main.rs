@@ -14,6 +14,7 @@ mod agg;
 mod batch;
 mod cat_output;
 mod errors;
+mod formula_cells;
 mod ods;
 mod pdf;
 mod sheets;

@@ -14,7 +14,8 @@ use crate::cell_text::span_bits;
 use crate::error::{Error, Result};
 use crate::model::{CellError, CellRange, Comment, DateKind, Hyperlink};
 use crate::store::{
-    AUX_FORMULA, FormulaRec, RawCell, T_BOOL, T_DATE, T_ERROR, T_INLINE, T_NUMBER, date_kind_code,
+    AUX_FORMULA, FormulaRec, RawCell, T_BOOL, T_DATE, T_EMPTY, T_ERROR, T_INLINE, T_NUMBER,
+    date_kind_code,
 };
 use ream_xml::{Tag, TagKind, local_name};
 
@@ -636,7 +637,7 @@ impl<'a> TableParser<'a> {
         }
         let date =
             |serial: f64, kind: DateKind| Some((T_DATE, date_kind_code(kind), serial.to_bits()));
-        Ok(match a.vt {
+        let value = match a.vt {
             ValueType::None => None,
             ValueType::Number => match a.value {
                 None => None,
@@ -672,7 +673,16 @@ impl<'a> TableParser<'a> {
                 (None, Sink::Arena) => self.finish_text(arena_start, at)?,
                 _ => None,
             },
-        })
+        };
+        match (value, a.formula) {
+            // A formula without a value (no cached result): the cell
+            // exists, empty.
+            (None, Some(f)) if !strip_formula_prefix(f).is_empty() => {
+                self.out.store.arena.truncate(arena_start);
+                Ok(Some((T_EMPTY, 0, 0)))
+            }
+            _ => Ok(value),
+        }
     }
 
     /// Stores an attribute value as the cell's text.

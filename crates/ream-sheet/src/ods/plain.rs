@@ -188,7 +188,12 @@ impl TableParser<'_> {
                 self.clipped = true;
                 self.out.store.arena.truncate(arena_start);
             }
-            (None, _) => self.out.store.arena.truncate(arena_start),
+            (None, None) => self.out.store.arena.truncate(arena_start),
+            // A formula without a value: the general reader stores it.
+            (None, Some(_)) => {
+                self.out.store.arena.truncate(arena_start);
+                return Ok(None);
+            }
         }
         self.col = self.col.saturating_add(1);
         Ok(Some(end))

@@ -22,8 +22,11 @@ fn dump(wb: &Workbook) -> Vec<String> {
 
 /// A sheet of `rows` rows mixing every shape the chunker must handle:
 /// rows with and without `r`, cells with and without `r`, a shared formula
-/// whose children run through many chunks, inline strings, hidden rows,
-/// and (with `comments`) comments holding `</row>` between rows.
+/// whose children run through many chunks (some without a cached value),
+/// formulas without a value (openpyxl's `<v></v>`, no `<v>`, `<v/>`, an
+/// array formula; stored as `Value::Empty`), a shared child whose master
+/// never comes (not stored), inline strings, hidden rows, and (with
+/// `comments`) comments holding `</row>` between rows.
 fn sheet_xml(rows: u32, no_r_every: u32, comments: bool) -> String {
     sheet_xml_with(rows, no_r_every, comments, true)
 }
@@ -48,20 +51,32 @@ fn sheet_xml_with(rows: u32, no_r_every: u32, comments: bool, shared: bool) -> S
             x.push_str(&format!(
                 "<c r=\"B1\"><f t=\"shared\" ref=\"B1:B{rows}\" si=\"0\">A1*2</f><v>2</v></c>"
             ));
-        } else if explicit {
-            x.push_str(&format!(
-                "<c r=\"B{r}\"><f t=\"shared\" si=\"0\"/><v>{}</v></c>",
-                r * 2
-            ));
         } else {
-            x.push_str(&format!(
-                "<c><f t=\"shared\" si=\"0\"/><v>{}</v></c>",
-                r * 2
-            ));
+            let at = if explicit {
+                format!(" r=\"B{r}\"")
+            } else {
+                String::new()
+            };
+            let value = if r % 5 == 0 {
+                String::new()
+            } else {
+                format!("<v>{}</v>", r * 2)
+            };
+            x.push_str(&format!("<c{at}><f t=\"shared\" si=\"0\"/>{value}</c>"));
         }
         x.push_str(&format!(
-            "<c t=\"inlineStr\"><is><t>row {r} &amp; more</t></is></c></row>"
+            "<c t=\"inlineStr\"><is><t>row {r} &amp; more</t></is></c>"
         ));
+        match r % 4 {
+            0 => x.push_str(&format!("<c><f>A{r}+1</f><v></v></c>")),
+            1 => x.push_str(&format!("<c s=\"3\"><f>A{r}+1</f></c>")),
+            2 => x.push_str(&format!("<c><f>A{r}+1</f><v/></c>")),
+            _ => x.push_str(&format!("<c><f t=\"array\" ref=\"D{r}\">A{r}+1</f></c>")),
+        }
+        if r % 7 == 0 {
+            x.push_str("<c><f t=\"shared\" si=\"9\"/></c>");
+        }
+        x.push_str("</row>");
         if comments && r % 17 == 0 {
             x.push_str("<!-- a comment with </row> inside -->");
         }
@@ -108,6 +123,17 @@ fn chunked_equals_serial_on_a_big_sheet() {
         let bytes = minimal(&sheet_xml_with(3_000, 5, false, shared));
         let serial = open(&bytes, OpenOptions::new().parallel(false));
         assert!(serial.len() > 9_000);
+        // Formulas without a value exist, with their text; a shared child
+        // without a master or a value does not (column E).
+        assert!(serial.contains(&"0:3 Empty Some(\"A1+1\")".to_string()));
+        if shared {
+            assert!(serial.contains(&"4:1 Empty Some(\"A5*2\")".to_string()));
+        }
+        assert!(
+            !serial
+                .iter()
+                .any(|c| c.split(' ').next().unwrap().ends_with(":4"))
+        );
         for threads in [2, 3, 4] {
             for chunk in [1 << 10, 3000, 1 << 14] {
                 let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);

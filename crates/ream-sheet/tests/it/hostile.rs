@@ -697,56 +697,114 @@ fn inline(text: &str) -> String {
     ))
 }
 
-#[test]
-fn string_longer_than_32767_chars() {
-    let e = fail(minimal(&inline(&"a".repeat(32_768))));
-    check(
-        &e,
-        ErrorKind::LimitExceeded,
-        Some(SHEET),
-        "32768 characters",
-    );
-    assert_eq!(e.cell(), Some((0, 0)));
-    let str_cell = sheet(&format!(
-        r#"<row r="1"><c r="B1" t="str"><v>{}</v></c></row>"#,
-        "b".repeat(40_000)
-    ));
-    let e = fail(minimal(&str_cell));
-    check(
-        &e,
-        ErrorKind::LimitExceeded,
-        Some(SHEET),
-        "exceeds the limit of 32767",
-    );
-    assert_eq!(e.cell(), Some((0, 1)));
-    let xml = sheet(r#"<row r="1"><c r="A1" t="s"><v>0</v></c></row>"#);
-    let e = fail(minimal_sst(&xml, &sst(&[&"c".repeat(32_768)])));
-    check(&e, ErrorKind::LimitExceeded, Some(SST), "32768 characters");
+/// `Limits::max_string_chars` by default.
+const MAX_CHARS: usize = 16 << 20;
+
+/// A package with the sheet `rows` and, when given, the shared strings
+/// `sst_xml`, both stored: a long run of one letter deflates past the
+/// inflate-ratio limit.
+fn stored(rows: &str, sst_xml: Option<&str>) -> Vec<u8> {
+    let zip = Zip::minimal(&sheet(rows), sst_xml).with(SHEET, |e| e.stored = true);
+    match sst_xml {
+        Some(_) => zip.with(SST, |e| e.stored = true).build(),
+        None => zip.build(),
+    }
+}
+
+/// The value of A1, owned.
+fn a1(wb: &Workbook) -> String {
+    let Value::String(s) = wb.sheet(0).unwrap().get(0, 0).unwrap().value else {
+        panic!("A1 is not a string")
+    };
+    s.to_string()
 }
 
 #[test]
-fn string_of_exactly_32767_chars_is_fine() {
-    for text in [
-        "a".repeat(32_767),
-        "é".repeat(32_767),
-        "&amp;".repeat(32_767),
-    ] {
-        let wb = open(minimal(&inline(&text))).unwrap();
-        let Value::String(s) = wb.sheet(0).unwrap().get(0, 0).unwrap().value else {
-            panic!()
-        };
-        assert_eq!(s.chars().count(), 32_767);
+fn string_longer_than_max_string_chars() {
+    let inline_rows = |n: usize| {
+        format!(
+            r#"<row r="1"><c r="A1" t="inlineStr"><is><t>{}</t></is></c></row>"#,
+            "a".repeat(n)
+        )
+    };
+    let e = open(stored(&inline_rows(MAX_CHARS + 1), None)).unwrap_err();
+    check(
+        &e,
+        ErrorKind::LimitExceeded,
+        Some(SHEET),
+        "string of 16777217 characters exceeds the limit of 16777216",
+    );
+    assert_eq!(e.cell(), Some((0, 0)));
+    let wb = open(stored(&inline_rows(MAX_CHARS), None)).unwrap();
+    assert_eq!(a1(&wb).len(), MAX_CHARS);
+    let xml = r#"<row r="1"><c r="A1" t="s"><v>0</v></c></row>"#;
+    let e = open(stored(xml, Some(&sst(&[&"c".repeat(MAX_CHARS + 1)])))).unwrap_err();
+    check(
+        &e,
+        ErrorKind::LimitExceeded,
+        Some(SST),
+        "16777217 characters",
+    );
+    // A lower limit holds for `t="str"` values and shared strings too.
+    let small = Limits {
+        max_string_chars: 100,
+        ..limits()
+    };
+    let str_cell = sheet(&format!(
+        r#"<row r="1"><c r="B1" t="str"><v>{}</v></c></row>"#,
+        "b".repeat(101)
+    ));
+    let e = open_limits(minimal(&str_cell), small).unwrap_err();
+    check(
+        &e,
+        ErrorKind::LimitExceeded,
+        Some(SHEET),
+        "string of 101 characters exceeds the limit of 100",
+    );
+    assert_eq!(e.cell(), Some((0, 1)));
+    let e = open_limits(minimal_sst(&sheet(xml), &sst(&[&"c".repeat(101)])), small).unwrap_err();
+    check(&e, ErrorKind::LimitExceeded, Some(SST), "101 characters");
+}
+
+#[test]
+fn string_of_exactly_max_string_chars_is_fine() {
+    let max = Limits {
+        max_string_chars: 1_000,
+        ..limits()
+    };
+    for text in ["a".repeat(1_000), "é".repeat(1_000), "&amp;".repeat(1_000)] {
+        let wb = open_limits(minimal(&inline(&text)), max).unwrap();
+        assert_eq!(a1(&wb).chars().count(), 1_000);
     }
     // `_xHHHH_` escapes count once decoded.
     let xml = sheet(&format!(
         r#"<row r="1"><c r="A1" t="str"><v>{}</v></c></row>"#,
-        "_x0041_".repeat(32_767)
+        "_x0041_".repeat(1_000)
     ));
-    let wb = open(minimal(&xml)).unwrap();
+    let wb = open_limits(minimal(&xml), max).unwrap();
+    assert_eq!(a1(&wb), "A".repeat(1_000));
+}
+
+/// Longer than Excel's 32,767-character cell-editing limit, which is not a
+/// limit of the file format: other readers read such strings, and so does
+/// this one, loaded, streamed and as an inline string alike.
+#[test]
+fn shared_string_of_40000_chars_reads_intact() {
+    let want = format!("{}xé&<", "ab".repeat(19_998));
+    assert_eq!(want.chars().count(), 40_000);
+    let raw = want.replace('&', "&amp;").replace('<', "&lt;");
+    let xml = sheet(r#"<row r="1"><c r="A1" t="s"><v>0</v></c></row>"#);
+    let bytes = minimal_sst(&xml, &sst(&[&raw]));
+    let wb = open(bytes.clone()).unwrap();
+    assert_eq!(a1(&wb), want);
+    let wb = Workbook::from_bytes(bytes, &OpenOptions::new().load_cells(false)).unwrap();
+    let row = wb.rows(0).unwrap().next().unwrap().unwrap();
     assert_eq!(
-        wb.sheet(0).unwrap().get(0, 0).unwrap().value,
-        Value::String(&"A".repeat(32_767))
+        row.cells[0].value,
+        ream_sheet::OwnedValue::String(want.clone())
     );
+    let wb = open(minimal(&inline(&raw))).unwrap();
+    assert_eq!(a1(&wb), want);
 }
 
 #[test]

@@ -29,7 +29,7 @@ fn defaults_are_documented_values() {
     assert_eq!(l.max_inflated_bytes, 16 << 30);
     assert_eq!(l.max_inflate_ratio, 1_000);
     assert_eq!(l.max_cells_per_sheet, 400_000_000);
-    assert_eq!(l.max_string_chars, 32_767);
+    assert_eq!(l.max_string_chars, 16 << 20);
     assert_eq!(l.max_xml_depth, 256);
     assert_eq!(l.max_zip_entries, 100_000);
     assert_eq!(l.max_formula_bytes, 1 << 30);
@@ -83,6 +83,21 @@ fn ods_string_longer_than_max_string_chars() {
             .contains("101 characters exceeds the limit of 100"),
         "{e}"
     );
+    // The default (16 Mi characters), reached with repeated spaces.
+    let spaces = |n: usize| {
+        format!(
+            r#"<table:table table:name="S"><table:table-row><table:table-cell office:value-type="string"><text:p><text:s text:c="{n}"/>x</text:p></table:table-cell></table:table-row></table:table>"#
+        )
+    };
+    let max = Limits::default().max_string_chars;
+    let wb = Workbook::from_bytes(ods(&spaces(max - 1)), &OpenOptions::new()).unwrap();
+    match wb.sheets()[0].get(0, 0).unwrap().value {
+        ream_sheet::Value::String(s) => assert_eq!(s.len(), max),
+        other => panic!("{other:?}"),
+    }
+    let e = open_err(ods(&spaces(max)), Limits::default());
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert_eq!((e.sheet(), e.cell()), (Some("S"), Some((0, 0))));
 }
 
 #[test]

@@ -10,6 +10,7 @@
 mod chunks;
 mod conformance;
 mod fixtures;
+mod formula_cells;
 mod fuzz_regressions;
 mod hostile;
 mod limit_checks;

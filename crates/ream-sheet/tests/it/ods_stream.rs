@@ -96,13 +96,14 @@ const HIDDEN_STYLE: &str = r#"<style:style style:name="ta2" style:family="table"
 
 fn typed_row(i: usize) -> String {
     format!(
-        r#"<table:table-row>{}{}<table:table-cell table:formula="of:=[.A{}]*2" office:value-type="float" office:value="{}"><text:p>{}</text:p></table:table-cell><table:table-cell office:value-type="boolean" office:boolean-value="true"><text:p>TRUE</text:p></table:table-cell><table:table-cell office:value-type="date" office:date-value="2024-01-{:02}"/><table:table-cell office:value-type="time" office:time-value="PT12H30M00S"/><table:table-cell office:value-type="percentage" office:value="0.5"/><table:table-cell office:value-type="currency" office:currency="EUR" office:value="3.5"/></table:table-row>"#,
+        r#"<table:table-row>{}{}<table:table-cell table:formula="of:=[.A{}]*2" office:value-type="float" office:value="{}"><text:p>{}</text:p></table:table-cell><table:table-cell office:value-type="boolean" office:boolean-value="true"><text:p>TRUE</text:p></table:table-cell><table:table-cell office:value-type="date" office:date-value="2024-01-{:02}"/><table:table-cell office:value-type="time" office:time-value="PT12H30M00S"/><table:table-cell office:value-type="percentage" office:value="0.5"/><table:table-cell office:value-type="currency" office:currency="EUR" office:value="3.5"/><table:table-cell table:formula="of:=[.A{}]+1"/></table:table-row>"#,
         float(&i.to_string()),
         string(&format!("s{i} &amp; &lt;x&gt;")),
         i + 1,
         i * 2,
         i * 2,
-        i % 28 + 1
+        i % 28 + 1,
+        i + 1
     )
 }
 

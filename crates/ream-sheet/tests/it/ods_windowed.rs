@@ -348,7 +348,8 @@ fn two_threads_parse_row_chunks_with_the_whole_read_result() {
 }
 
 /// Rows of a plain big table (about 250 bytes each): header rows, spans
-/// with covered cells, annotations, formulas, repeated and hidden rows.
+/// with covered cells, annotations, formulas (some without a value),
+/// repeated and hidden rows.
 fn plain_rows(n: u32) -> String {
     let mut x = String::from(
         "<table:table-column table:number-columns-repeated=\"3\"/><table:table-header-rows>",
@@ -368,6 +369,11 @@ fn plain_rows(n: u32) -> String {
         x.push_str(&string(&format!("row {r} &amp; text")));
         if r % 50 == 0 {
             x.push_str(r#"<table:table-cell table:number-columns-spanned="2" table:formula="of:=[.A1]" office:value-type="float" office:value="1"><office:annotation><text:p>note</text:p></office:annotation></table:table-cell><table:covered-table-cell/>"#);
+        }
+        if r % 7 == 3 {
+            x.push_str(&format!(
+                r#"<table:table-cell table:formula="of:=[.A{r}]*2"/>"#
+            ));
         }
         x.push_str("</table:table-row>");
     }
