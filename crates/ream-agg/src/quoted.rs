@@ -4,7 +4,7 @@
 //! chunking of the parallel path cannot see.
 
 use crate::error::{AggError, Fault, Problem};
-use crate::line::{check_fields, show_byte};
+use crate::line::{check_fields, check_row, show_byte};
 use crate::merge::Merger;
 use crate::options::AggOptions;
 use std::cell::RefCell;
@@ -63,49 +63,39 @@ pub(crate) fn aggregate(
         inner: r,
         seen: Rc::clone(&seen),
     };
+    // Records end at `\n` only (a lone `\r` is data, as on the line
+    // path); a `\r` before it is stripped from the last field.
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(opts.delimiter)
+        .terminator(csv::Terminator::Any(b'\n'))
         .has_headers(false)
         .flexible(true)
         .from_reader(tap);
     let mut rec = csv::ByteRecord::new();
-    // Lines before byte `done` (relative to the reader), which is where
-    // the next record's gap of empty lines starts.
+    let mut raw = Vec::new();
+    // Lines before byte `done` (relative to the reader), where the next
+    // record's run of empty lines starts.
     let (mut lines, mut done) = (0u64, 0u64);
     let mut first = true;
     loop {
         let more = rdr.read_byte_record(&mut rec).map_err(|e| {
-            let msg = format!(
-                "line {}: reading the input failed: {e}",
-                origin.lines + lines + 1
-            );
+            let line = origin.lines + lines + 1;
+            let msg = format!("line {line}: reading the input failed: {e}");
             match e.into_kind() {
                 csv::ErrorKind::Io(io) => AggError::io(msg, io),
                 _ => AggError::io(msg.clone(), std::io::Error::other(msg)),
             }
         })?;
         let end = rdr.position().byte();
-        let (blank, lead, nl) = {
+        let (blank, nl) = {
             let s = seen.borrow();
-            let raw = |a: u64, b: u64| {
-                let (a, b) = ((a - s.start) as usize, (b - s.start) as usize);
-                s.bytes.get(a..b).unwrap_or_default()
-            };
-            let part = raw(done, end);
-            let lead = part
-                .iter()
-                .take_while(|b| matches!(b, b'\r' | b'\n'))
-                .count();
-            let lead = if more { lead } else { part.len() };
-            let gap = part.get(..lead).unwrap_or_default();
-            let gap_nl = memchr::memchr_iter(b'\n', gap).count() as u64;
-            // A gap that starts inside a line (after the `\r` of a `\r\n`
-            // the record ended with) closes that line first.
-            let inside = done > 0 && raw(done - 1, done).first() != Some(&b'\n');
-            let blank = gap_nl.saturating_sub(u64::from(inside && gap_nl > 0));
+            let (a, b) = ((done - s.start) as usize, (end - s.start) as usize);
+            let part = s.bytes.get(a..b).unwrap_or_default();
+            let blank = part.iter().take_while(|&&b| b == b'\n').count();
+            raw.clear();
+            raw.extend_from_slice(part.get(blank..).unwrap_or_default());
             (
-                blank,
-                lead as u64,
+                blank as u64,
                 memchr::memchr_iter(b'\n', part).count() as u64,
             )
         };
@@ -115,19 +105,13 @@ pub(crate) fn aggregate(
         if !more {
             break;
         }
-        let gap_lines = {
-            let s = seen.borrow();
-            let a = (done - s.start) as usize;
-            let gap = s.bytes.get(a..a + lead as usize).unwrap_or_default();
-            memchr::memchr_iter(b'\n', gap).count() as u64
-        };
-        let line = origin.lines + lines + gap_lines + 1;
-        let at = origin.offset + done + lead;
+        let line = origin.lines + lines + blank + 1;
+        let at = usize::try_from(origin.offset + done + blank).unwrap_or(usize::MAX);
         lines += nl;
         done = end;
         {
             let mut s = seen.borrow_mut();
-            let dead = (done.saturating_sub(1) - s.start) as usize;
+            let dead = (done - s.start) as usize;
             if dead > DROP_AFTER {
                 s.bytes.drain(..dead);
                 s.start += dead as u64;
@@ -136,10 +120,21 @@ pub(crate) fn aggregate(
         if std::mem::take(&mut first) && header {
             continue;
         }
-        let at = usize::try_from(at).unwrap_or(usize::MAX);
-        if let Err(f) = take(&rec, at, opts, merger) {
+        let text = raw.strip_suffix(b"\n").unwrap_or(&raw);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let done_row = if text.is_empty() {
+            merger.empty_line();
+            Ok(())
+        } else if memchr::memchr(b'"', text).is_none() {
+            // Unquoted: the line rules, for the same verdicts and offsets
+            // as the parallel path.
+            check_row(text, at, opts).and_then(|r| merger.add(r.key, r.key_at, r.value, opts))
+        } else {
+            take(&rec, at, opts, merger)
+        };
+        if let Err(f) = done_row {
             let skip = opts.skip_bad_rows && f.skippable();
-            let e = AggError::at(f.problem, line, at as u64, f.detail);
+            let e = AggError::at(f.problem, line, f.offset as u64, f.detail);
             if skip {
                 merger.bad_row(e);
             } else {
@@ -178,7 +173,16 @@ fn take(
         };
         return Err(Fault::new(problem, at, detail));
     }
-    let field = |i| rec.get(i).unwrap_or_default();
+    // The record's line break is `\n`; a `\r` before it ends the last field.
+    let last = rec.len().saturating_sub(1);
+    let field = |i: usize| {
+        let f = rec.get(i).unwrap_or_default();
+        if i == last {
+            f.strip_suffix(b"\r").unwrap_or(f)
+        } else {
+            f
+        }
+    };
     let row = check_fields(field(opts.key_col), at, field(opts.value_col), at, opts)?;
     merger.add(row.key, row.key_at, row.value, opts)
 }

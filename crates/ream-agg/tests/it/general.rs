@@ -96,6 +96,21 @@ fn quoted_fields_follow_rfc_4180() {
     let a = aggregate_reader(&big[..], &o).unwrap();
     assert_eq!(a.get(b"x,\ny").unwrap().mean_text(), "2.5");
     assert_eq!((a.rows(), a.bad_rows()), (100_002, 1));
+    // CRLF lines, an empty CRLF line, and a bad unquoted row: the same
+    // verdict and offset as the line rules give without quotes.
+    let o2 = AggOptions {
+        delimiter: b',',
+        ..AggOptions::default()
+    };
+    let crlf = b"\"Rome, IT\",12.5\r\nOslo,1.0\r\n\r\nOslo,\"3.0\"\r\n";
+    let a = all_paths("quoted-crlf", crlf, &o2);
+    assert_eq!(text(&a), "{Oslo=1.0/2.0/3.0, Rome, IT=12.5/12.5/12.5}\n");
+    assert_eq!(a.empty_lines(), 1);
+    let e = aggregate_bytes(b"\"a\",1\nb,x\n", &o2).unwrap_err();
+    let plain = aggregate_bytes(b"a,1\nb,x\n", &o2).unwrap_err();
+    assert_eq!((e.line(), e.offset()), (2, 8));
+    assert_eq!((plain.line(), plain.offset()), (2, 6));
+    assert_eq!(e.problem(), plain.problem());
     // With `;` a quote is an ordinary byte.
     let a = aggregate_bytes(b"\"a;1.0\n", &AggOptions::default()).unwrap();
     assert!(a.get(b"\"a").is_some());
