@@ -6,7 +6,7 @@ pub use ream_io::ErrorKind;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Problem {
-    /// A line has no delimiter (an empty line included).
+    /// A line has no delimiter (an empty line is skipped, not an error).
     MissingDelimiter,
     /// A line has fewer fields than `key_col`/`value_col` need.
     MissingField {
@@ -25,15 +25,17 @@ pub enum Problem {
     /// The key is not valid UTF-8 (and `allow_invalid_utf8` is off); the
     /// offset points at the first bad byte.
     InvalidUtf8,
-    /// The value is not a decimal number (or, with `strict_values`, not in
-    /// the 1BRC form `-?d?d.d`).
+    /// The value is empty or not a decimal number (or, with
+    /// `strict_values`, not in the 1BRC form `-?d?d.d`).
     BadValue,
-    /// The value is a number too large for `f64` (infinite).
+    /// The value is a decimal number that exact fixed point does not hold:
+    /// more than 18 significant digits, more than 18 decimals, or 10^18 or
+    /// more in magnitude.
     ValueOutOfRange,
-    /// More distinct keys than `max_keys`; the offset is the row that
-    /// introduces the first key over the limit.
-    TooManyKeys {
-        /// The limit in force.
+    /// The distinct keys need more than `max_key_memory` bytes; the offset
+    /// is the key of the row that brings the total over.
+    KeyMemory {
+        /// The budget in force, in bytes.
         max: usize,
     },
     /// A streamed line is longer than the stream buffer limit.
@@ -54,7 +56,7 @@ impl Problem {
             Problem::Io => ErrorKind::Io,
             Problem::Usage => ErrorKind::Usage,
             Problem::KeyTooLong { .. }
-            | Problem::TooManyKeys { .. }
+            | Problem::KeyMemory { .. }
             | Problem::LineTooLong { .. } => ErrorKind::LimitExceeded,
             _ => ErrorKind::Malformed,
         }
@@ -118,6 +120,11 @@ impl AggError {
         self.offset
     }
 
+    /// The I/O error behind a [`Problem::Io`] (its text is in the message).
+    pub fn io_error(&self) -> Option<&std::io::Error> {
+        self.source.as_ref()
+    }
+
     /// Moves a position found in a block of a stream to the whole stream.
     pub(crate) fn shifted(mut self, lines: u64, bytes: u64) -> AggError {
         if !matches!(self.problem, Problem::Io | Problem::Usage) {
@@ -141,11 +148,44 @@ impl std::fmt::Display for AggError {
     }
 }
 
-impl std::error::Error for AggError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_ref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
+/// The message of an I/O error already holds the text of its cause, so
+/// `source` is `None` (a chain printer would repeat it); the cause is
+/// [`AggError::io_error`].
+impl std::error::Error for AggError {}
+
+/// A malformed row that `skip_bad_rows` skipped: the problem, the 1-based
+/// line, the byte offset from the start of the input, and the message.
+/// Displayed as `line N, byte B: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRow {
+    /// The specific problem.
+    pub problem: Problem,
+    /// 1-based line.
+    pub line: u64,
+    /// 0-based byte offset from the start of the input.
+    pub offset: u64,
+    /// What is wrong with the row.
+    pub message: String,
+}
+
+impl From<AggError> for BadRow {
+    fn from(e: AggError) -> BadRow {
+        BadRow {
+            problem: e.problem,
+            line: e.line,
+            offset: e.offset,
+            message: e.detail,
+        }
+    }
+}
+
+impl std::fmt::Display for BadRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {}, byte {}: {}",
+            self.line, self.offset, self.message
+        )
     }
 }
 
@@ -167,12 +207,37 @@ impl Fault {
         }
     }
 
-    pub fn too_many_keys(offset: usize, max: usize) -> Fault {
+    pub fn key_memory(offset: usize, max: usize) -> Fault {
         Fault::new(
-            Problem::TooManyKeys { max },
+            Problem::KeyMemory { max },
             offset,
-            format!("more than {max} distinct keys (raise max_keys)"),
+            format!(
+                "the distinct keys need more than the key-table budget of {} \
+                 (max_key_memory = {max} bytes; raise it for more keys)",
+                show_bytes(max)
+            ),
         )
+    }
+
+    /// True for a malformed row that `skip_bad_rows` skips.
+    pub fn skippable(&self) -> bool {
+        self.problem.kind() == ErrorKind::Malformed
+    }
+
+    /// The errors of faults sorted by offset, each line counted from the
+    /// newlines in `data` before its offset (one pass for all).
+    pub fn locate_all(faults: Vec<Fault>, data: &[u8]) -> Vec<AggError> {
+        let (mut line, mut at) = (1u64, 0usize);
+        faults
+            .into_iter()
+            .map(|f| {
+                let to = f.offset.max(at);
+                let part = data.get(at..to).unwrap_or_default();
+                line += memchr::memchr_iter(b'\n', part).count() as u64;
+                at = to;
+                AggError::at(f.problem, line, f.offset as u64, f.detail)
+            })
+            .collect()
     }
 
     /// The error, with the line counted from the newlines in `data` before
@@ -182,4 +247,20 @@ impl Fault {
         let line = memchr::memchr_iter(b'\n', before).count() as u64 + 1;
         AggError::at(self.problem, line, self.offset as u64, self.detail)
     }
+}
+
+/// A byte count for messages: `512 MiB`, `1.5 GiB`, `1000 bytes`.
+pub(crate) fn show_bytes(n: usize) -> String {
+    const UNITS: [(usize, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (u, name) in UNITS {
+        if n >= u {
+            let x = n as f64 / u as f64;
+            return if n.is_multiple_of(u) {
+                format!("{} {name}", n / u)
+            } else {
+                format!("{x:.1} {name}")
+            };
+        }
+    }
+    format!("{n} bytes")
 }

@@ -13,26 +13,46 @@
 //! # Input
 //! Lines end with `\n` or `\r\n`; the last line may lack its line break. A
 //! UTF-8 byte order mark at the start is skipped. With
-//! [`AggOptions::header`] the first line is skipped. Fields are split at
-//! every [`AggOptions::delimiter`] byte (no quoting); the key and value are
-//! fields `key_col` and `value_col`, later fields are ignored. In the default
-//! two-column shape the key is everything before the first delimiter.
+//! [`AggOptions::header`] the first line is skipped. Empty lines (a trailing
+//! one included) are skipped and counted ([`Aggregate::empty_lines`]); an
+//! input of only empty lines gives an empty result. The key and value are
+//! fields `key_col` and `value_col`, later fields are ignored. With the
+//! default `;` delimiter (the 1BRC format) fields are split at every
+//! delimiter byte, without quoting. With any other delimiter fields follow
+//! RFC 4180: `"Rome, IT",12.5` has the key `Rome, IT`, and a quoted field
+//! may hold delimiters, `""` and line breaks. Input without a quote byte
+//! takes the parallel path either way; input with one is read serially
+//! by the `csv` crate.
 //!
 //! # Values
-//! A value in the strict 1BRC form `-?d?d.d` (-99.9..=99.9, exactly one
-//! decimal) is exact: it is kept in integer tenths with 64-bit sums, and the
-//! mean is rounded half up as the reference does. Any other decimal number
-//! (more digits, no fraction, an exponent, a `+` sign) is accepted unless
-//! [`AggOptions::strict_values`] is set, and goes to an `f64` part of its
-//! key: such a key's mean is `f64` arithmetic, printed rounded half up to one
-//! decimal in the 1BRC format and as the shortest round-trip text in CSV and
-//! JSON Lines. `inf`, `nan`, hex and empty values are errors, as are numbers
-//! past the `f64` range.
+//! Every value is exact. A value in the strict 1BRC form `-?d?d.d` is kept
+//! in integer tenths by the hot loop. Any other decimal number (sign,
+//! fraction, exponent: `12`, `0.25`, `+1.5e-3`) is accepted unless
+//! [`AggOptions::strict_values`] is set, and kept in fixed point at the
+//! largest number of decimals its key needs (trailing zeros not counted,
+//! so `0.1`, `0.10` and `1e-1` are one value) with a 192-bit sum, which
+//! cannot overflow. A value may have at most 18 significant digits and 18
+//! decimals and be below 10^18 in magnitude; past that it is
+//! [`Problem::ValueOutOfRange`], never rounded. `inf`, `nan`, hex and
+//! empty values are [`Problem::BadValue`].
+//!
+//! # Output
+//! The 1BRC format prints min, mean and max with one decimal, rounded half
+//! up (toward +infinity) as the challenge's reference does. CSV and JSON
+//! Lines print exact decimals, trailing zeros trimmed to one decimal at
+//! least (`12.0`, `0.25`): min and max as they are; the mean exact when it
+//! terminates within 6 decimals past the key's scale (the most decimals
+//! its values need, at least 1), rounded half away from zero to that many
+//! decimals otherwise (see [`KeyStats::mean_text`]). The same numbers give
+//! the same output however they are written. No float arithmetic is
+//! involved anywhere.
 //!
 //! # Errors
 //! Every bad line gives an [`AggError`] with a [`Problem`], the 1-based line
 //! and the byte offset from the start of the input. A parallel run reports
-//! the same (first) error as a serial one.
+//! the same (first) error as a serial one. With
+//! [`AggOptions::skip_bad_rows`] malformed rows are counted and the first
+//! few kept ([`Aggregate::first_bad_rows`]) instead.
 //!
 //! # Engine
 //! The input is memory-mapped ([`aggregate_path`]; workers release each
@@ -48,16 +68,17 @@
 //! other x86-64 CPUs the delimiter found in the first 16 bytes with SSE2,
 //! SWAR elsewhere; two cursors per chunk so that the CPU overlaps two rows.
 //! Every other row (first sight of a key, general number, other line
-//! ending, bad input, the last bytes of the input) takes the general line
-//! parser, which decides what is an error. The tables are merged, sorted by
-//! key bytes and printed.
+//! ending, empty or bad line, the last bytes of the input) takes the
+//! general line parser, which decides what is an error. The tables are
+//! merged, sorted by key bytes and printed.
 //!
 //! # Limits
-//! See [`AggOptions`] and LIMITS.md: keys of at most 100 bytes and at most
-//! 10,000 distinct keys by default, lines of at most [`MAX_STREAM_LINE`]
-//! bytes on the read path.
+//! See [`AggOptions`] and LIMITS.md: keys of at most 100 bytes, a key-table
+//! budget of 512 MiB by default ([`AggOptions::max_key_memory`]), lines of
+//! at most [`MAX_STREAM_LINE`] bytes on the read path.
 
 mod acc;
+mod decimal;
 mod error;
 mod fast;
 mod format;
@@ -66,18 +87,22 @@ mod merge;
 mod options;
 mod output;
 mod parse;
+mod quoted;
 mod raw;
 mod run;
 mod scan;
+mod skip;
 mod stream;
 mod table;
 
-pub use error::{AggError, ErrorKind, Problem};
+pub use decimal::MAX_DIGITS;
+pub use error::{AggError, BadRow, ErrorKind, Problem};
 pub use options::{
-    AggOptions, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_KEY_BYTES, DEFAULT_MAX_KEYS, MAX_MAX_KEY_BYTES,
-    MAX_MAX_KEYS, MAX_THREADS,
+    AggOptions, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_KEY_BYTES, DEFAULT_MAX_KEY_MEMORY,
+    KEY_OVERHEAD_BYTES, MAX_MAX_KEY_BYTES, MAX_MAX_KEY_MEMORY, MAX_THREADS, MIN_MAX_KEY_MEMORY,
+    REPORTED_BAD_ROWS,
 };
-pub use output::{Aggregate, KeyStats, mean_tenths};
+pub use output::{Aggregate, KeyStats, MEAN_EXTRA_DECIMALS, mean_tenths};
 pub use stream::MAX_STREAM_LINE;
 
 use merge::Merger;
@@ -87,10 +112,15 @@ use std::path::Path;
 /// The UTF-8 byte order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// The length of the BOM at the start of `data` (0 or 3).
+pub(crate) fn bom_len(data: &[u8]) -> usize {
+    if data.starts_with(BOM) { BOM.len() } else { 0 }
+}
+
 /// Offset of the first data line: after a BOM and, with `header`, after
 /// the first line.
 pub(crate) fn body_start(data: &[u8], opts: &AggOptions) -> usize {
-    let start = if data.starts_with(BOM) { BOM.len() } else { 0 };
+    let start = bom_len(data);
     if !opts.header {
         return start;
     }
@@ -116,9 +146,17 @@ fn aggregate_slice(
     let start = body_start(data, opts);
     let run = run::run_slice(data, start, opts, map);
     let mut merger = Merger::default();
-    merger
-        .settle(run, data, start, opts)
-        .map_err(|f| f.locate(data))?;
+    if run.quoted {
+        let from = bom_len(data);
+        let origin = quoted::Origin {
+            offset: from as u64,
+            lines: 0,
+        };
+        let rest = data.get(from..).unwrap_or_default();
+        quoted::aggregate(rest, origin, opts.header, opts, &mut merger)?;
+    } else {
+        merger.settle(run, data, start, opts, (0, 0))?;
+    }
     Ok(merger.finish())
 }
 

@@ -100,15 +100,26 @@ pub(crate) struct Row<'a> {
     pub value: Value,
 }
 
-/// Splits and checks one line (without its line break) at offset `pos`:
-/// fields, key length, value. The checks on a key seen for the first time
-/// are [`check_new_key`].
+/// Splits and checks one non-empty line (without its line break) at
+/// offset `pos`: fields, key length, value. The checks on a key seen for
+/// the first time are [`check_new_key`].
 pub(crate) fn check_row<'a>(
     line: &'a [u8],
     pos: usize,
     opts: &AggOptions,
 ) -> Result<Row<'a>, Fault> {
     let (key_at, key, val_at, val) = split_line(line, pos, opts)?;
+    check_fields(key, key_at, val, val_at, opts)
+}
+
+/// Checks a key (at `key_at`) and parses a value (at `val_at`).
+pub(crate) fn check_fields<'a>(
+    key: &'a [u8],
+    key_at: usize,
+    val: &[u8],
+    val_at: usize,
+    opts: &AggOptions,
+) -> Result<Row<'a>, Fault> {
     if key.is_empty() {
         return Err(Fault::new(Problem::EmptyKey, key_at, "empty key".into()));
     }
@@ -128,7 +139,11 @@ pub(crate) fn check_row<'a>(
     let value = parse::value(val, opts.strict_values).map_err(|p| {
         let shown = String::from_utf8_lossy(val.get(..40).unwrap_or(val));
         let msg = match p {
-            Problem::ValueOutOfRange => format!("value {shown:?} is out of the f64 range"),
+            Problem::ValueOutOfRange => format!(
+                "value {shown:?} has more than 18 significant digits or decimals, \
+                 or is 10^18 or more: exact fixed point cannot hold it"
+            ),
+            _ if val.is_empty() => "empty value".to_string(),
             _ if opts.strict_values => {
                 format!("value {shown:?} is not in the form -?d?d.d (strict values)")
             }

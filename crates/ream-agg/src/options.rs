@@ -6,11 +6,20 @@ use crate::error::AggError;
 pub const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
 /// Default [`AggOptions::max_key_bytes`]: 100, the 1BRC name limit.
 pub const DEFAULT_MAX_KEY_BYTES: usize = 100;
-/// Default [`AggOptions::max_keys`]: 10,000, the 1BRC limit on distinct names.
-pub const DEFAULT_MAX_KEYS: usize = 10_000;
-/// Largest accepted [`AggOptions::max_keys`] (2^26, about 67 million): each
-/// worker's table may grow to twice this many 56-byte slots.
-pub const MAX_MAX_KEYS: usize = 1 << 26;
+/// Default [`AggOptions::max_key_memory`]: 512 MiB, about 2.6 million keys
+/// of 16 bytes.
+pub const DEFAULT_MAX_KEY_MEMORY: usize = 512 << 20;
+/// Largest accepted [`AggOptions::max_key_memory`] (1 TiB).
+pub const MAX_MAX_KEY_MEMORY: usize = 1 << 40;
+/// Smallest accepted [`AggOptions::max_key_memory`] (1 KiB).
+pub const MIN_MAX_KEY_MEMORY: usize = 1 << 10;
+/// What a distinct key costs against [`AggOptions::max_key_memory`] besides
+/// its bytes (192): a 64-byte table slot at up to half load, the merged
+/// result's entry and the exact accumulator of its general values.
+pub const KEY_OVERHEAD_BYTES: usize = 192;
+/// Bad rows that [`AggOptions::skip_bad_rows`] keeps with their line and
+/// offset (the first 5 in input order); the rest are only counted.
+pub const REPORTED_BAD_ROWS: usize = 5;
 /// Largest accepted [`AggOptions::max_key_bytes`] (16 MiB).
 pub const MAX_MAX_KEY_BYTES: usize = 1 << 24;
 /// Largest accepted [`AggOptions::threads`].
@@ -18,7 +27,7 @@ pub const MAX_THREADS: usize = 1024;
 
 /// How to read the input. [`Default`] is the exact One Billion Row
 /// Challenge shape: `name;value` lines, no header, names of at most 100
-/// bytes of UTF-8, at most 10,000 distinct names, all cores.
+/// bytes of UTF-8, a 512 MiB key-table budget, all cores.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AggOptions {
     /// Worker threads; 0 (the default) means one per available core. At
@@ -30,6 +39,10 @@ pub struct AggOptions {
     /// chunk holding its first byte. Any value gives the same result.
     pub chunk_bytes: usize,
     /// Field separator (default `b';'`); anything but `\n` and `\r`.
+    /// With any delimiter but `;` (the 1BRC format), fields follow RFC 4180
+    /// quoting: `"Rome, IT",12.5` is the key `Rome, IT`, `""` is a quote
+    /// inside a quoted field, and a quoted field may hold delimiters and
+    /// line breaks. With `;` a quote is an ordinary byte.
     pub delimiter: u8,
     /// 0-based field holding the key (default 0).
     pub key_col: usize,
@@ -41,18 +54,30 @@ pub struct AggOptions {
     /// Longest accepted key in bytes (default 100); longer keys are an
     /// error. At least 1, at most [`MAX_MAX_KEY_BYTES`].
     pub max_key_bytes: usize,
-    /// Most distinct keys (default [`DEFAULT_MAX_KEYS`]); one more is an
-    /// error at the row that introduces it. At least 1, at most
-    /// [`MAX_MAX_KEYS`].
-    pub max_keys: usize,
+    /// Budget of the key table in bytes (default
+    /// [`DEFAULT_MAX_KEY_MEMORY`]): every distinct key costs its length
+    /// plus [`KEY_OVERHEAD_BYTES`], and the row whose new key brings the
+    /// total over the budget is an error. Each worker thread holds a table
+    /// of the keys it met, so the peak is at most about `threads + 1` times
+    /// the budget. From [`MIN_MAX_KEY_MEMORY`] to [`MAX_MAX_KEY_MEMORY`].
+    pub max_key_memory: usize,
     /// Accept keys that are not valid UTF-8, as raw bytes (default false:
     /// such a key is an error naming the offending byte).
     pub allow_invalid_utf8: bool,
     /// Accept only values in the strict 1BRC form `-?d?d.d` (-99.9..99.9,
     /// exactly one decimal); any other value is an error. Default false:
-    /// other decimal numbers (any digits, optional exponent) are accepted
-    /// and summed as `f64` (see the crate documentation).
+    /// other decimal numbers (up to 18 significant digits and 18 decimals,
+    /// optional exponent) are accepted and summed exactly (see the crate
+    /// documentation).
     pub strict_values: bool,
+    /// Skip malformed rows instead of stopping at the first (default
+    /// false): a row without the delimiter or a needed field, with an empty
+    /// key, a key that is not UTF-8, or a value that is empty, not a
+    /// decimal number or past exact fixed point is counted
+    /// ([`crate::Aggregate::bad_rows`]) and the first
+    /// [`REPORTED_BAD_ROWS`] are kept with their line and offset. Limits
+    /// (key length, key memory) still stop the run.
+    pub skip_bad_rows: bool,
 }
 
 impl Default for AggOptions {
@@ -65,9 +90,10 @@ impl Default for AggOptions {
             value_col: 1,
             header: false,
             max_key_bytes: DEFAULT_MAX_KEY_BYTES,
-            max_keys: DEFAULT_MAX_KEYS,
+            max_key_memory: DEFAULT_MAX_KEY_MEMORY,
             allow_invalid_utf8: false,
             strict_values: false,
+            skip_bad_rows: false,
         }
     }
 }
@@ -89,6 +115,11 @@ impl AggOptions {
         self.key_col == 0 && self.value_col == 1
     }
 
+    /// True when fields follow RFC 4180 quoting: every delimiter but `;`.
+    pub(crate) fn quoting(&self) -> bool {
+        self.delimiter != b';'
+    }
+
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), AggError> {
         let bad = |what: String| Err(AggError::usage(what));
@@ -104,6 +135,9 @@ impl AggOptions {
         if matches!(self.delimiter, b'\n' | b'\r') {
             return bad("the delimiter cannot be a line break".into());
         }
+        if self.delimiter == b'"' {
+            return bad("the delimiter cannot be '\"' (the RFC 4180 quote)".into());
+        }
         if self.key_col == self.value_col {
             return bad(format!(
                 "key_col and value_col are both {}; they must differ",
@@ -116,10 +150,10 @@ impl AggOptions {
                 self.max_key_bytes
             ));
         }
-        if self.max_keys == 0 || self.max_keys > MAX_MAX_KEYS {
+        if !(MIN_MAX_KEY_MEMORY..=MAX_MAX_KEY_MEMORY).contains(&self.max_key_memory) {
             return bad(format!(
-                "max_keys = {} must be in 1..={MAX_MAX_KEYS}",
-                self.max_keys
+                "max_key_memory = {} must be in {MIN_MAX_KEY_MEMORY}..={MAX_MAX_KEY_MEMORY} bytes",
+                self.max_key_memory
             ));
         }
         Ok(())

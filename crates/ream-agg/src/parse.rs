@@ -1,7 +1,8 @@
 //! Value parsing: the strict 1BRC form as integer tenths (a SWAR fast path
 //! on one 8-byte load, and a scalar check for the slow path), and general
-//! decimals through `fast-float2`.
+//! decimals through [`crate::decimal`].
 
+use crate::decimal::Dec;
 use crate::error::Problem;
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -155,19 +156,18 @@ pub(crate) fn tenths(v: &[u8]) -> Option<i16> {
 }
 
 /// A parsed value.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Value {
     /// Strict 1BRC form, exact, in tenths.
     Tenths(i16),
-    /// Any other decimal number.
-    Float(f64),
+    /// Any other decimal number, exact.
+    Dec(Dec),
 }
 
 /// Parses a value field (line break already removed). The strict form gives
 /// exact tenths; otherwise (unless `strict`) a decimal number with optional
-/// sign, fraction and exponent gives an `f64`. `inf`, `nan`, hex and empty
-/// fields are [`Problem::BadValue`]; numbers past the `f64` range are
-/// [`Problem::ValueOutOfRange`].
+/// sign, fraction and exponent gives an exact [`Dec`] (see
+/// [`crate::decimal::parse`] for its errors).
 pub(crate) fn value(v: &[u8], strict: bool) -> Result<Value, Problem> {
     if let Some(t) = tenths(v) {
         return Ok(Value::Tenths(t));
@@ -175,22 +175,7 @@ pub(crate) fn value(v: &[u8], strict: bool) -> Result<Value, Problem> {
     if strict {
         return Err(Problem::BadValue);
     }
-    let unsigned = match v.split_first() {
-        Some((b'-' | b'+', rest)) => rest,
-        _ => v,
-    };
-    if !unsigned
-        .first()
-        .is_some_and(|b| b.is_ascii_digit() || *b == b'.')
-    {
-        return Err(Problem::BadValue);
-    }
-    let x: f64 = fast_float2::parse(v).map_err(|_| Problem::BadValue)?;
-    if x.is_finite() {
-        Ok(Value::Float(x))
-    } else {
-        Err(Problem::ValueOutOfRange)
-    }
+    crate::decimal::parse(v).map(Value::Dec)
 }
 
 #[cfg(test)]
@@ -280,12 +265,13 @@ mod tests {
 
     #[test]
     fn general_values() {
+        let dec = |m, scale| Ok(Value::Dec(Dec { m, scale }));
         assert_eq!(value(b"12.3", false), Ok(Value::Tenths(123)));
         assert_eq!(value(b"12.3", true), Ok(Value::Tenths(123)));
-        assert_eq!(value(b"123.45", false), Ok(Value::Float(123.45)));
-        assert_eq!(value(b"1e3", false), Ok(Value::Float(1000.0)));
-        assert_eq!(value(b"-.5", false), Ok(Value::Float(-0.5)));
-        assert_eq!(value(b"+7", false), Ok(Value::Float(7.0)));
+        assert_eq!(value(b"123.45", false), dec(12345, 2));
+        assert_eq!(value(b"1e3", false), dec(1000, 0));
+        assert_eq!(value(b"-.5", false), dec(-5, 1));
+        assert_eq!(value(b"+7", false), dec(7, 0));
         assert_eq!(value(b"123.45", true), Err(Problem::BadValue));
         for bad in [
             &b""[..],

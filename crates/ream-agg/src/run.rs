@@ -5,17 +5,27 @@
 //! "lowest error offset"; workers stop taking chunks that start past it.
 //! Chunks are handed out in order, so every chunk before the first error is
 //! finished by someone, and the lowest fault is the one a serial run finds.
+//!
+//! When fields are quoted (any delimiter but `;`), a chunk holding a quote
+//! byte stops everyone: a quoted field may hold line breaks, which newline
+//! chunking cannot see, so the caller reads the input with the `csv` crate
+//! instead ([`SliceRun::quoted`]).
 
 use crate::error::{Fault, Problem};
 use crate::options::AggOptions;
 use crate::scan::Scanner;
+use crate::skip::Skipped;
 use crate::table::Table;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// What the workers of one run leave behind.
 pub(crate) struct SliceRun {
     pub tables: Vec<Table>,
+    pub skipped: Skipped,
     pub fault: Option<Fault>,
+    /// A quote byte was seen with quoting on: the tables are incomplete and
+    /// the input must be read by the quoting parser.
+    pub quoted: bool,
 }
 
 /// The first line start at or after `x` (`x` itself when a line starts
@@ -49,6 +59,8 @@ pub(crate) fn run_slice(
     let threads = opts.effective_threads().clamp(1, chunks.max(1));
     let next = AtomicUsize::new(0);
     let lowest = AtomicUsize::new(usize::MAX);
+    let quoted = AtomicBool::new(false);
+    let quoting = opts.quoting();
     let work = || {
         let mut sc = Scanner::new(data, opts);
         let mut fault = None;
@@ -59,10 +71,15 @@ pub(crate) fn run_slice(
             }
             let a = start.saturating_add(i.saturating_mul(cb));
             let s = line_start_at(data, start, a);
-            if s >= lowest.load(Ordering::Relaxed) {
+            if s >= lowest.load(Ordering::Relaxed) || quoted.load(Ordering::Relaxed) {
                 break;
             }
             let e = line_start_at(data, start, a.saturating_add(cb));
+            if quoting && memchr::memchr(b'"', data.get(s..e).unwrap_or_default()).is_some() {
+                quoted.store(true, Ordering::Relaxed);
+                lowest.store(0, Ordering::Relaxed);
+                break;
+            }
             let done = sc.run(s, e);
             if let Some(m) = map {
                 m.release(s, e);
@@ -70,7 +87,7 @@ pub(crate) fn run_slice(
             if let Err(f) = done {
                 // A full table stops everyone: the exact pass takes over.
                 let stop = match f.problem {
-                    Problem::TooManyKeys { .. } => 0,
+                    Problem::KeyMemory { .. } => 0,
                     _ => f.offset,
                 };
                 lowest.fetch_min(stop, Ordering::Relaxed);
@@ -78,9 +95,9 @@ pub(crate) fn run_slice(
                 break;
             }
         }
-        (sc.table, fault)
+        (sc.table, sc.skipped, fault)
     };
-    let results: Vec<(Table, Option<Fault>)> = if threads == 1 {
+    let results: Vec<(Table, Skipped, Option<Fault>)> = if threads == 1 {
         vec![work()]
     } else {
         std::thread::scope(|s| {
@@ -97,12 +114,19 @@ pub(crate) fn run_slice(
         })
     };
     let mut tables = Vec::with_capacity(results.len());
+    let mut skipped = Skipped::default();
     let mut fault: Option<Fault> = None;
-    for (t, f) in results {
+    for (t, k, f) in results {
         tables.push(t);
+        skipped.merge(k);
         if let Some(f) = f.filter(|f| fault.as_ref().is_none_or(|g| f.offset < g.offset)) {
             fault = Some(f);
         }
     }
-    SliceRun { tables, fault }
+    SliceRun {
+        tables,
+        skipped,
+        fault,
+        quoted: quoted.into_inner(),
+    }
 }

@@ -5,7 +5,8 @@ use crate::error::Fault;
 use crate::line::{Row, check_new_key, check_row, line_at};
 use crate::options::AggOptions;
 use crate::parse::Value;
-use crate::table::{Table, hash, key_words};
+use crate::skip::Skipped;
+use crate::table::{Table, hash, key_cost, key_words};
 
 use crate::fast::{self, SAFE_TAIL};
 
@@ -19,6 +20,7 @@ pub(crate) struct Scanner<'a, 'o> {
     data: &'a [u8],
     opts: &'o AggOptions,
     pub table: Table,
+    pub skipped: Skipped,
     fast: bool,
 }
 
@@ -28,6 +30,7 @@ impl<'a, 'o> Scanner<'a, 'o> {
             data,
             opts,
             table: Table::new(),
+            skipped: Skipped::default(),
             fast: opts.two_columns(),
         }
     }
@@ -129,11 +132,25 @@ impl<'a, 'o> Scanner<'a, 'o> {
         Ok(())
     }
 
-    /// Parses the whole line at `pos` by the general rules, adds it, and
-    /// returns the start of the next line.
+    /// Parses the whole line at `pos` by the general rules, adds it (or
+    /// counts it as empty or, with `skip_bad_rows`, as bad), and returns
+    /// the start of the next line.
     #[inline(never)]
     pub fn slow_line(&mut self, pos: usize) -> Result<usize, Fault> {
         let (line, next) = line_at(self.data, pos);
+        if line.is_empty() {
+            self.skipped.empty += 1;
+            return Ok(next);
+        }
+        match self.take_line(line, pos) {
+            Err(f) if self.opts.skip_bad_rows && f.skippable() => self.skipped.bad_row(f),
+            r => r?,
+        }
+        Ok(next)
+    }
+
+    /// Checks and adds one non-empty line at `pos`.
+    fn take_line(&mut self, line: &'a [u8], pos: usize) -> Result<(), Fault> {
         let Row { key_at, key, value } = check_row(line, pos, self.opts)?;
         let (w0, w1) = key_words(key);
         let h = hash(w0, key.len());
@@ -146,11 +163,11 @@ impl<'a, 'o> Scanner<'a, 'o> {
                     s.add(t);
                 }
             }
-            Value::Float(x) => {
-                self.table.add_float(w0, w1, key, h, x);
+            Value::Dec(d) => {
+                self.table.add_dec(w0, w1, key, h, d);
             }
         }
-        Ok(next)
+        Ok(())
     }
 
     /// Checks a key seen for the first time by this worker and inserts it.
@@ -163,11 +180,16 @@ impl<'a, 'o> Scanner<'a, 'o> {
         h: u64,
     ) -> Result<(), Fault> {
         check_new_key(key, key_at, self.opts)?;
-        if self.table.len() >= self.opts.max_keys {
-            return Err(Fault::too_many_keys(key_at, self.opts.max_keys));
+        let max = self.opts.max_key_memory;
+        if self.table.cost().saturating_add(key_cost(key)) > max {
+            return Err(Fault::key_memory(key_at, max));
         }
-        self.table.insert(w0, w1, key, h);
-        Ok(())
+        // `insert` refuses only an arena past 4 GiB, over any budget a
+        // table of that size needs.
+        match self.table.insert(w0, w1, key, h) {
+            Some(_) => Ok(()),
+            None => Err(Fault::key_memory(key_at, max)),
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use crate::error::{AggError, Problem};
 use crate::merge::Merger;
 use crate::options::AggOptions;
 use crate::output::Aggregate;
+use crate::quoted::{self, Origin};
 use crate::run::run_slice;
 use std::io::Read;
 
@@ -76,15 +77,31 @@ pub(crate) fn aggregate(mut r: impl Read, opts: &AggOptions) -> Result<Aggregate
         };
         let data = buf.get(..end).unwrap_or_default();
         let start = if first {
-            first = false;
             crate::body_start(data, opts)
         } else {
             0
         };
         let run = run_slice(data, start, opts, None);
-        if let Err(f) = merger.settle(run, data, start, opts) {
-            return Err(f.locate(data).shifted(base_line, base_off));
+        if run.quoted {
+            // The rest goes to the quoting reader: this block from its
+            // start (after a BOM), its unfinished line, then the stream.
+            let from = if first { crate::bom_len(data) } else { 0 };
+            let origin = Origin {
+                offset: base_off + from as u64,
+                lines: base_line,
+            };
+            let rest = buf.get(from..filled).unwrap_or_default();
+            quoted::aggregate(
+                rest.chain(r),
+                origin,
+                first && opts.header,
+                opts,
+                &mut merger,
+            )?;
+            return Ok(merger.finish());
         }
+        first = false;
+        merger.settle(run, data, start, opts, (base_line, base_off))?;
         base_line += memchr::memchr_iter(b'\n', data).count() as u64;
         base_off += end as u64;
         buf.copy_within(end..filled, 0);

@@ -15,7 +15,8 @@
 //! slots with the key's tail in a parallel array were tried: no faster on
 //! the 413 stations, 5% slower on 10,000).
 
-use crate::acc::{Acc, FloatAcc};
+use crate::acc::{Acc, DecAcc};
+use crate::decimal::Dec;
 
 /// Slots in a new table.
 const INITIAL_SLOTS: usize = 4096;
@@ -25,7 +26,7 @@ const INITIAL_SLOTS: usize = 4096;
 const MAX_LOAD_INVERSE: usize = 8;
 /// Past this many slots (16 MiB) the table fills up to half instead.
 const SPARSE_SLOTS: usize = 1 << 18;
-/// `Slot::float` when the key has no `f64` part.
+/// `Slot::float` when the key has no general-value part.
 const NO_FLOAT: u32 = u32::MAX;
 /// `Slot::w0` of an empty slot. No key matches it: an empty slot has
 /// length 0, and a real key of length 0 has `w0 == 0`.
@@ -232,7 +233,16 @@ pub(crate) struct Table {
     used: usize,
     /// Key bytes past the 32nd, then [`ARENA_PAD`] zeros.
     arena: Vec<u8>,
-    floats: Vec<FloatAcc>,
+    /// The general-value parts, indexed by `Slot::float`.
+    floats: Vec<DecAcc>,
+    /// [`key_cost`] of every key held.
+    cost: usize,
+}
+
+/// Bytes a key counts against [`crate::AggOptions::max_key_memory`]:
+/// [`crate::KEY_OVERHEAD_BYTES`] plus its length.
+pub(crate) fn key_cost(key: &[u8]) -> usize {
+    key.len().saturating_add(crate::options::KEY_OVERHEAD_BYTES)
 }
 
 impl Table {
@@ -244,6 +254,7 @@ impl Table {
             used: 0,
             arena: vec![0; ARENA_PAD],
             floats: Vec::new(),
+            cost: 0,
         }
     }
 
@@ -259,8 +270,14 @@ impl Table {
     }
 
     /// Distinct keys held.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.used
+    }
+
+    /// The [`key_cost`] of all keys held.
+    pub fn cost(&self) -> usize {
+        self.cost
     }
 
     /// The home slot of hash `h`: its top bits.
@@ -331,6 +348,7 @@ impl Table {
             ..Slot::EMPTY
         };
         self.used += 1;
+        self.cost = self.cost.saturating_add(key_cost(key));
         Some(s)
     }
 
@@ -352,7 +370,7 @@ impl Table {
     }
 
     /// Finds `key` (which must be present) and adds a general value.
-    pub fn add_float(&mut self, w0: u64, w1: u64, key: &[u8], h: u64, v: f64) {
+    pub fn add_dec(&mut self, w0: u64, w1: u64, key: &[u8], h: u64, v: Dec) {
         let (i, true) = self.probe(w0, w1, key, h) else {
             return;
         };
@@ -361,7 +379,7 @@ impl Table {
         };
         if s.float == NO_FLOAT {
             s.float = u32::try_from(self.floats.len()).unwrap_or(NO_FLOAT);
-            self.floats.push(FloatAcc::EMPTY);
+            self.floats.push(DecAcc::EMPTY);
         }
         if let Some(f) = self.floats.get_mut(s.float as usize) {
             f.add(v);
@@ -383,12 +401,12 @@ impl Table {
                 key.extend_from_slice(self.arena.get(t..t + len - 32).unwrap_or_default());
             }
             let float = if s.float == NO_FLOAT {
-                FloatAcc::EMPTY
+                DecAcc::EMPTY
             } else {
                 self.floats
                     .get(s.float as usize)
                     .copied()
-                    .unwrap_or(FloatAcc::EMPTY)
+                    .unwrap_or(DecAcc::EMPTY)
             };
             let (min, max) = if s.count == 0 {
                 (i64::MAX, i64::MIN)
@@ -400,7 +418,7 @@ impl Table {
                 sum: s.sum,
                 min,
                 max,
-                float,
+                dec: float,
             };
             f(&key, acc);
         }
@@ -439,13 +457,13 @@ mod tests {
                 })
             };
             s.unwrap().add(1);
-            t.add_float(w0, w1, k, h, 1.5);
+            t.add_dec(w0, w1, k, h, Dec { m: 15, scale: 1 });
         }
         let mut seen = 0;
         t.for_each(|key, acc| {
             assert!(keys.iter().any(|k| k == key));
             assert_eq!((acc.count, acc.sum, acc.min, acc.max), (3, -1, -7, 5));
-            assert_eq!(acc.float.count, 1);
+            assert_eq!(acc.dec.count, 1);
             seen += 1;
         });
         assert_eq!(seen, 5000);

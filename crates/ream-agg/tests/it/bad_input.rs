@@ -68,15 +68,8 @@ fn line_without_delimiter() {
     );
     assert!(e.to_string().contains("no ';' delimiter"), "{e}");
     assert_eq!(e.kind(), ErrorKind::Malformed);
-    // An empty line, a lone CR, and a last line without a newline.
-    check(b"a;1.0\n\nc;2.0\n", &d(), Problem::MissingDelimiter, 2, 6);
-    check(
-        b"a;1.0\r\n\r\nc;2.0\n",
-        &d(),
-        Problem::MissingDelimiter,
-        2,
-        7,
-    );
+    // A line of blanks, and a last line without a newline.
+    check(b"a;1.0\n \nc;2.0\n", &d(), Problem::MissingDelimiter, 2, 6);
     check(b"a;1.0\nbcd", &d(), Problem::MissingDelimiter, 2, 6);
     // A long line without delimiter whose next line has one.
     let long = format!("a;1.0\n{}\nb;1.0\n", "x".repeat(40));
@@ -143,8 +136,21 @@ fn bad_and_out_of_range_values() {
         }
         check(data.as_bytes(), &d(), Problem::BadValue, 2, 8);
     }
-    check(b"a;1e999\n", &d(), Problem::ValueOutOfRange, 1, 2);
+    let e = check(b"a;1e999\n", &d(), Problem::ValueOutOfRange, 1, 2);
+    assert!(e.to_string().contains("18 significant digits"), "{e}");
     check(b"a;-1e309\n", &d(), Problem::ValueOutOfRange, 1, 2);
+    // Too many digits or decimals for exact fixed point: never rounded.
+    for big in [
+        "1234567890.123456789",
+        "0.0000000000000000001",
+        "1e18",
+        "1000000000000000000",
+    ] {
+        let data = format!("a;1.0\nb;{big}\n");
+        check(data.as_bytes(), &d(), Problem::ValueOutOfRange, 2, 8);
+    }
+    let e = check(b"a;1.0\nb;\n", &d(), Problem::BadValue, 2, 8);
+    assert!(e.to_string().contains("empty value"), "{e}");
     // Valid decimals outside the 1BRC form are accepted unless strict.
     assert!(aggregate_bytes(b"a;100.0\na;-99.95\na;7\n", &d()).is_ok());
     let strict = AggOptions {
@@ -183,26 +189,56 @@ fn invalid_utf8_keys() {
 }
 
 #[test]
-fn too_many_keys() {
-    let o = AggOptions { max_keys: 3, ..d() };
-    let data = b"a;1.0\nb;1.0\na;1.0\nc;1.0\nb;1.0\nd;1.0\ne;1.0\n";
-    let e = check(data, &o, Problem::TooManyKeys { max: 3 }, 6, 30);
+fn key_memory_over_the_budget() {
+    // One-byte keys cost 193 bytes: five fit 1 KiB, the sixth (`f`) not.
+    let o = AggOptions {
+        max_key_memory: 1024,
+        ..d()
+    };
+    let data = b"a;1.0\nb;1.0\na;1.0\nc;1.0\nb;1.0\nd;1.0\ne;1.0\nf;1.0\ng;1.0\n";
+    let e = check(data, &o, Problem::KeyMemory { max: 1024 }, 8, 42);
     assert_eq!(e.kind(), ErrorKind::LimitExceeded);
-    assert!(aggregate_bytes(&data[..30], &o).is_ok());
-    // Many keys, spread so that no single worker sees more than the limit.
+    assert!(e.to_string().contains("budget of 1 KiB"), "{e}");
+    assert!(e.to_string().contains("max_key_memory"), "{e}");
+    assert!(aggregate_bytes(&data[..42], &o).is_ok());
+    // Many keys, spread so that no single worker goes over the budget.
     let mut big = Vec::new();
     for i in 0..5000u32 {
         big.extend_from_slice(
             format!("k{};{}\n", i % 1200, tenths((i % 1999) as i32 - 999)).as_bytes(),
         );
     }
+    let max = 200_000;
     let o = AggOptions {
-        max_keys: 1000,
+        max_key_memory: max,
         ..d()
     };
+    // The first row whose new key brings the cost over: keys k0.. in order.
+    let (mut cost, mut line) = (0, 0);
+    for i in 0..1200u32 {
+        cost += format!("k{i}").len() + ream_agg::KEY_OVERHEAD_BYTES;
+        if cost > max {
+            line = u64::from(i) + 1;
+            break;
+        }
+    }
     let e = error(&big, &o);
-    assert_eq!(e.problem(), &Problem::TooManyKeys { max: 1000 });
-    assert_eq!(e.line(), 1001);
+    assert_eq!(e.problem(), &Problem::KeyMemory { max });
+    assert_eq!(e.line(), line);
+}
+
+#[test]
+fn fifty_thousand_keys_by_default() {
+    let mut data = Vec::new();
+    for i in 0..100_000u32 {
+        data.extend_from_slice(
+            format!("key{};{}\n", i % 50_000, tenths(i as i32 % 999)).as_bytes(),
+        );
+    }
+    let agg = aggregate_bytes(&data, &d()).unwrap();
+    assert_eq!((agg.keys(), agg.rows()), (50_000, 100_000));
+    let agg = aggregate_reader(&data[..], &d()).unwrap();
+    assert_eq!(agg.keys(), 50_000);
 }
 
 #[test]
@@ -248,7 +284,20 @@ fn usage_errors() {
             },
             "line break",
         ),
-        (AggOptions { max_keys: 0, ..d() }, "max_keys"),
+        (
+            AggOptions {
+                max_key_memory: 0,
+                ..d()
+            },
+            "max_key_memory",
+        ),
+        (
+            AggOptions {
+                delimiter: b'"',
+                ..d()
+            },
+            "quote",
+        ),
         (
             AggOptions {
                 max_key_bytes: 0,
@@ -318,9 +367,13 @@ fn defaults_are_documented_values() {
     assert_eq!((d.key_col, d.value_col), (0, 1));
     assert!(!d.header && !d.allow_invalid_utf8 && !d.strict_values);
     assert_eq!(d.max_key_bytes, 100);
-    assert_eq!(d.max_keys, 10_000);
+    assert_eq!(d.max_key_memory, 512 << 20);
+    assert!(!d.skip_bad_rows);
+    assert_eq!(ream_agg::KEY_OVERHEAD_BYTES, 192);
+    assert_eq!(ream_agg::REPORTED_BAD_ROWS, 5);
     assert_eq!(ream_agg::MAX_MAX_KEY_BYTES, 16 << 20);
-    assert_eq!(ream_agg::MAX_MAX_KEYS, 1 << 26);
+    assert_eq!(ream_agg::MIN_MAX_KEY_MEMORY, 1 << 10);
+    assert_eq!(ream_agg::MAX_MAX_KEY_MEMORY, 1 << 40);
     assert_eq!(ream_agg::MAX_THREADS, 1024);
     assert_eq!(MAX_STREAM_LINE, 64 << 20);
 }

@@ -9,6 +9,8 @@
 )]
 
 mod bad_input;
+mod exact;
+mod general;
 mod oracle;
 mod paths;
 mod samples;

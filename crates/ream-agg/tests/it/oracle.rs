@@ -5,39 +5,42 @@ use proptest::prelude::*;
 use ream_agg::{AggOptions, aggregate_bytes, aggregate_reader};
 use std::collections::BTreeMap;
 
-/// Per key: exact count/sum/min/max in tenths, and the f64 part.
+/// Per key: count, sum, min and max of the values at scale 18, exactly.
 #[derive(Default)]
 struct Naive {
-    count: u64,
-    sum: i64,
-    min: Option<i64>,
-    max: Option<i64>,
-    fcount: u64,
-    fsum: f64,
-    fmin: Option<f64>,
-    fmax: Option<f64>,
+    count: i128,
+    sum: i128,
+    min: Option<i128>,
+    max: Option<i128>,
 }
 
-/// `-?d?d.d` as tenths.
-fn strict(v: &str) -> Option<i64> {
-    let (neg, rest) = match v.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, v),
+const E18: i128 = 1_000_000_000_000_000_000;
+
+/// A decimal text (sign, fraction, exponent) as an integer at scale 18.
+pub fn fixed18(v: &str) -> i128 {
+    let (mant, exp) = match v.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap()),
+        None => (v, 0),
     };
-    let (int, frac) = rest.split_once('.')?;
-    let ok = (1..=2).contains(&int.len())
-        && frac.len() == 1
-        && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit());
-    if !ok {
-        return None;
-    }
-    let t: i64 = format!("{int}{frac}").parse().ok()?;
-    Some(if neg { -t } else { t })
+    let (neg, mant) = match mant.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, mant.strip_prefix('+').unwrap_or(mant)),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let digits = format!("{int}{frac}");
+    let d: i128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().unwrap()
+    };
+    let shift = 18 - (frac.len() as i32 - exp);
+    let x = d * 10i128.pow(shift as u32);
+    if neg { -x } else { x }
 }
 
-fn one_decimal(x: f64) -> String {
-    let t = (x * 10.0 + 0.5).floor() as i64;
-    tenths_i64(t)
+/// `num / den` rounded half up (toward +infinity) to an integer.
+fn half_up(num: i128, den: i128) -> i128 {
+    (2 * num + den).div_euclid(2 * den)
 }
 
 fn tenths_i64(t: i64) -> String {
@@ -45,63 +48,36 @@ fn tenths_i64(t: i64) -> String {
     format!("{}{}.{}", if t < 0 { "-" } else { "" }, a / 10, a % 10)
 }
 
-/// The 1BRC output of `data` by the plainest code.
+/// The 1BRC output of `data` by the plainest code: exact values at scale
+/// 18, one decimal rounded half up.
 fn oracle(data: &[u8]) -> String {
     let text = std::str::from_utf8(data).unwrap();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut map: BTreeMap<&[u8], Naive> = BTreeMap::new();
     for line in text.split_terminator('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        let (key, rest) = line.split_once(';').unwrap();
-        let value = rest.split(';').next().unwrap();
-        let n = map.entry(key.as_bytes()).or_default();
-        match strict(value) {
-            Some(t) => {
-                n.count += 1;
-                n.sum += t;
-                n.min = Some(n.min.map_or(t, |m| m.min(t)));
-                n.max = Some(n.max.map_or(t, |m| m.max(t)));
-            }
-            None => {
-                let x: f64 = value.parse().unwrap();
-                n.fcount += 1;
-                n.fsum += x;
-                n.fmin = Some(n.fmin.map_or(x, |m| m.min(x)));
-                n.fmax = Some(n.fmax.map_or(x, |m| m.max(x)));
-            }
+        if line.is_empty() {
+            continue;
         }
+        let (key, rest) = line.split_once(';').unwrap();
+        let x = fixed18(rest.split(';').next().unwrap());
+        let n = map.entry(key.as_bytes()).or_default();
+        n.count += 1;
+        n.sum += x;
+        n.min = Some(n.min.map_or(x, |m| m.min(x)));
+        n.max = Some(n.max.map_or(x, |m| m.max(x)));
     }
     let parts: Vec<String> = map
         .iter()
         .map(|(k, n)| {
             let k = String::from_utf8_lossy(k);
-            if n.fcount == 0 {
-                let c = i128::from(n.count);
-                let mean = (2 * i128::from(n.sum) + c).div_euclid(2 * c) as i64;
-                format!(
-                    "{k}={}/{}/{}",
-                    tenths_i64(n.min.unwrap()),
-                    tenths_i64(mean),
-                    tenths_i64(n.max.unwrap())
-                )
-            } else {
-                let lo = n
-                    .min
-                    .map_or(f64::INFINITY, |m| m as f64 / 10.0)
-                    .min(n.fmin.unwrap());
-                let hi = n
-                    .max
-                    .map_or(f64::NEG_INFINITY, |m| m as f64 / 10.0)
-                    .max(n.fmax.unwrap());
-                let sum = n.sum as f64 / 10.0 + n.fsum;
-                let mean = sum / (n.count + n.fcount) as f64;
-                format!(
-                    "{k}={}/{}/{}",
-                    one_decimal(lo),
-                    one_decimal(mean),
-                    one_decimal(hi)
-                )
-            }
+            let t = |num: i128, den: i128| tenths_i64(half_up(num * 10, den * E18) as i64);
+            format!(
+                "{k}={}/{}/{}",
+                t(n.min.unwrap(), 1),
+                t(n.sum, n.count),
+                t(n.max.unwrap(), 1)
+            )
         })
         .collect();
     format!("{{{}}}\n", parts.join(", "))
@@ -194,6 +170,9 @@ fn first_error(data: &str) -> Option<(u64, &'static str)> {
     for (i, line) in data.split_terminator('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
         let n = i as u64 + 1;
+        if line.is_empty() {
+            continue;
+        }
         let Some((key, rest)) = line.split_once(';') else {
             return Some((n, "MissingDelimiter"));
         };
@@ -204,9 +183,6 @@ fn first_error(data: &str) -> Option<(u64, &'static str)> {
             return Some((n, "KeyTooLong"));
         }
         let value = rest.split(';').next().unwrap();
-        if strict(value).is_some() {
-            continue;
-        }
         let unsigned = value.strip_prefix(['-', '+']).unwrap_or(value);
         let starts_ok = unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.');
         match value.parse::<f64>() {

@@ -140,21 +140,26 @@ fn general_values_and_writers() {
     let k = agg.get(b"k").unwrap();
     assert!(!k.is_exact());
     assert_eq!((k.min(), k.max(), k.count()), (-10.0, 2.25, 3));
-    assert!((k.mean() - (-6.75 / 3.0)).abs() < 1e-12);
+    assert_eq!(k.mean(), -2.25);
+    assert_eq!(
+        (k.min_text(), k.mean_text(), k.max_text()),
+        ("-10.0".into(), "-2.25".into(), "2.25".into())
+    );
+    assert_eq!(k.sum_text(), "-6.75");
     let m = agg.get(b"m").unwrap();
     assert_eq!(m.tenths(), Some((0, 62, 123)));
     let mut csv = Vec::new();
     agg.write_csv(&mut csv).unwrap();
     assert_eq!(
         String::from_utf8(csv).unwrap(),
-        "key,count,min,mean,max\nj,2,0.5,0.8,1.0\nk,3,-10.0,-2.25,2.25\nm,2,0.0,6.2,12.3\n"
+        "key,count,min,mean,max\nj,2,0.5,0.75,1.0\nk,3,-10.0,-2.25,2.25\nm,2,0.0,6.15,12.3\n"
     );
     let mut jsonl = Vec::new();
     agg.write_jsonl(&mut jsonl).unwrap();
     let first = String::from_utf8(jsonl).unwrap();
     assert_eq!(
         first.lines().next().unwrap(),
-        r#"{"key":"j","count":2,"min":0.5,"mean":0.8,"max":1.0}"#
+        r#"{"key":"j","count":2,"min":0.5,"mean":0.75,"max":1.0}"#
     );
 }
 
