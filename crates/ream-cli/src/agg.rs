@@ -12,8 +12,8 @@
 //! and threads on standard error. `--skip-bad-rows` prints the first
 //! skipped rows on standard error and exits 3.
 
+use crate::args::ranged;
 use anyhow::{Context, Result};
-use clap::builder::RangedI64ValueParser;
 use ream_agg::{AggOptions, Aggregate, ErrorKind, aggregate_path, aggregate_reader};
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,12 +31,6 @@ pub enum Format {
     Jsonl,
 }
 
-/// A non-negative integer argument in `lo..=hi`: negative or larger values
-/// get a range message (hyphen values are let through to say so).
-fn ranged(lo: i64, hi: i64) -> RangedI64ValueParser<usize> {
-    RangedI64ValueParser::<usize>::new().range(lo..=hi)
-}
-
 /// Arguments of `ream agg`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = NUMBERS_HELP)]
@@ -45,11 +39,11 @@ pub struct Args {
     pub file: PathBuf,
     /// Worker threads (0 = one per core).
     #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true,
-          value_parser = ranged(0, ream_agg::MAX_THREADS as i64))]
+          value_parser = ranged::<usize>(0..=ream_agg::MAX_THREADS as i64))]
     pub threads: usize,
     /// Bytes per work unit (chunks are cut at newlines).
     #[arg(long, value_name = "N", default_value_t = ream_agg::DEFAULT_CHUNK_BYTES,
-          allow_hyphen_values = true, value_parser = ranged(1, i64::MAX))]
+          allow_hyphen_values = true, value_parser = ranged::<usize>(1..=i64::MAX))]
     pub chunk_bytes: usize,
     /// Field delimiter: one ASCII character, or `\t` / `tab`. With any
     /// delimiter but `;` fields follow RFC 4180 quoting (`"Rome, IT",12.5`).
@@ -57,11 +51,11 @@ pub struct Args {
     pub delimiter: u8,
     /// 0-based field holding the key.
     #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true,
-          value_parser = ranged(0, u32::MAX as i64))]
+          value_parser = ranged::<usize>(0..=u32::MAX as i64))]
     pub key_col: usize,
     /// 0-based field holding the value.
     #[arg(long, value_name = "M", default_value_t = 1, allow_hyphen_values = true,
-          value_parser = ranged(0, u32::MAX as i64))]
+          value_parser = ranged::<usize>(0..=u32::MAX as i64))]
     pub value_col: usize,
     /// Skip the first line as a header.
     #[arg(long)]
@@ -72,7 +66,7 @@ pub struct Args {
     /// Longest accepted key, in bytes.
     #[arg(long, value_name = "N", default_value_t = ream_agg::DEFAULT_MAX_KEY_BYTES,
           allow_hyphen_values = true,
-          value_parser = ranged(1, ream_agg::MAX_MAX_KEY_BYTES as i64))]
+          value_parser = ranged::<usize>(1..=ream_agg::MAX_MAX_KEY_BYTES as i64))]
     pub max_key_bytes: usize,
     /// Key-table budget: each distinct key costs its bytes plus 192
     /// (a number of bytes, or with K, M, G: 512M, 2G).

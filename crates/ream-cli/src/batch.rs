@@ -2,6 +2,7 @@
 //! hidden `ream batch-worker` that `--isolate` runs in child processes.
 
 use crate::UsageError;
+use crate::args::ranged;
 use anyhow::Result;
 use ream_batch::{BatchError, BatchOptions, BatchSummary, NoProgress, Progress, TerminalProgress};
 use std::io::Write;
@@ -26,7 +27,7 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     /// Files processed at the same time, 0 to 4096 (0 = available cores).
     #[arg(short = 'j', long, default_value_t = 0, allow_negative_numbers = true,
-          value_parser = threads_arg)]
+          value_parser = ranged::<usize>(0..=MAX_THREADS as i64))]
     pub jobs: usize,
     /// Write the JSON Lines report here (default: standard output).
     #[arg(long, value_name = "FILE")]
@@ -69,12 +70,12 @@ pub struct Args {
     /// Engine threads for all jobs together, 0 to 4096 (0 = available
     /// cores); big files use spare ones.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
-          value_parser = threads_arg)]
+          value_parser = ranged::<usize>(0..=MAX_THREADS as i64))]
     pub thread_budget: usize,
     /// Files from this size (MiB, 1 to 1048576) up may use more than one
     /// engine thread.
     #[arg(long, default_value_t = 32, allow_negative_numbers = true,
-          value_parser = big_file_arg)]
+          value_parser = ranged::<u64>(1..=MAX_BIG_FILE_MB as i64))]
     pub big_file_mb: u64,
     /// Follow symbolic links to directories while walking.
     #[arg(long)]
@@ -86,27 +87,6 @@ pub struct Args {
     /// are still printed).
     #[arg(short, long)]
     pub quiet: bool,
-}
-
-/// A whole number from `lo` to `hi`, or a message that gives the range.
-fn whole_number<T>(s: &str, lo: T, hi: T) -> std::result::Result<T, String>
-where
-    T: std::str::FromStr + PartialOrd + std::fmt::Display,
-{
-    match s.trim().parse::<T>() {
-        Ok(n) if n >= lo && n <= hi => Ok(n),
-        _ => Err(format!("must be a whole number from {lo} to {hi}")),
-    }
-}
-
-/// `--jobs` and `--thread-budget`: 0 to [`MAX_THREADS`].
-fn threads_arg(s: &str) -> std::result::Result<usize, String> {
-    whole_number(s, 0, MAX_THREADS).map_err(|e| format!("{e} (0 = available cores)"))
-}
-
-/// `--big-file-mb`: 1 to [`MAX_BIG_FILE_MB`].
-fn big_file_arg(s: &str) -> std::result::Result<u64, String> {
-    whole_number(s, 1, MAX_BIG_FILE_MB)
 }
 
 /// Builds the library options from the command line.

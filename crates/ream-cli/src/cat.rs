@@ -108,15 +108,15 @@ pub struct Args {
     pub output: Option<PathBuf>,
     /// Skip rows with an index below N (0-based row numbers, 0 to 2^32-1).
     #[arg(long, value_name = "N", default_value_t = 0,
-          allow_negative_numbers = true, value_parser = crate::args::count_u32)]
+          allow_negative_numbers = true, value_parser = crate::args::ranged::<u32>(0..=crate::args::MAX_ROW))]
     pub skip_rows: u32,
     /// Print at most N rows (data rows, after the header if any; 0 or more).
     #[arg(long, value_name = "N",
-          allow_negative_numbers = true, value_parser = crate::args::count_u64)]
+          allow_negative_numbers = true, value_parser = crate::args::ranged::<u64>(0..=i64::MAX))]
     pub n_rows: Option<u64>,
     /// Print row H first as the header; data rows start after it (0-based).
     #[arg(long, value_name = "H",
-          allow_negative_numbers = true, value_parser = crate::args::count_u32)]
+          allow_negative_numbers = true, value_parser = crate::args::ranged::<u32>(0..=crate::args::MAX_ROW))]
     pub header_row: Option<u32>,
     /// Measure the run and print statistics on standard error.
     #[arg(long)]

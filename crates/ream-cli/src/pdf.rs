@@ -12,8 +12,8 @@ mod report;
 mod show;
 mod write;
 
+use crate::args::ranged;
 use anyhow::{Context, Result};
-use clap::builder::RangedI64ValueParser;
 use ream_pdf::{ErrorKind, Pdf, PdfOptions, SourceKind};
 use std::fmt::Display;
 use std::io::{Read, Write};
@@ -75,7 +75,7 @@ pub struct Common {
     /// View size of the sliding window in MiB, 1 to 65536 (with
     /// `--source window`).
     #[arg(long, default_value_t = 64, allow_negative_numbers = true,
-          value_parser = ranged(1..=65536))]
+          value_parser = ranged::<usize>(1..=65536))]
     pub window_mb: usize,
     /// Refuse to repair broken cross-reference data.
     #[arg(long)]
@@ -133,7 +133,7 @@ pub struct IndexArgs {
     /// Worker threads, 0 to 1024 (0 = available cores). Scales best with
     /// `--source mmap`; other sources lock per read.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
-          value_parser = ranged(0..=1024))]
+          value_parser = ranged::<usize>(0..=1024))]
     pub threads: usize,
     /// Print one JSON document.
     #[arg(long)]
@@ -174,7 +174,7 @@ pub struct RewriteArgs {
     pub object_streams: bool,
     /// Objects per object stream, 1 to 100000.
     #[arg(long, default_value_t = 100, allow_negative_numbers = true,
-          value_parser = ranged(1..=100_000))]
+          value_parser = ranged::<usize>(1..=100_000))]
     pub objects_per_stream: usize,
     /// Write unbuffered (O_DIRECT); falls back with a warning where the
     /// filesystem refuses.
@@ -182,7 +182,7 @@ pub struct RewriteArgs {
     pub direct_io: bool,
     /// Output buffer in MiB, 1 to 1024 (one write per full buffer).
     #[arg(long, default_value_t = 4, allow_negative_numbers = true,
-          value_parser = ranged(1..=1024))]
+          value_parser = ranged::<usize>(1..=1024))]
     pub buffer_mb: usize,
     /// Print a JSON report.
     #[arg(long)]
@@ -208,12 +208,6 @@ pub fn run(a: &Args) -> Result<()> {
         _ => {}
     }
     run_on(a, common).with_context(|| file_name(&common.file))
-}
-
-/// A clap parser for a count within `range` (negative values reach it, so
-/// they get a range message too).
-fn ranged(range: std::ops::RangeInclusive<i64>) -> RangedI64ValueParser<usize> {
-    RangedI64ValueParser::new().range(range)
 }
 
 /// The file as errors name it.

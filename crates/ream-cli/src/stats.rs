@@ -32,9 +32,9 @@ them. `ream cat --stats` prints the same report for a cat run.";
 pub struct Args {
     /// The workbook (`-` reads standard input).
     pub file: PathBuf,
-    /// Worker threads for phase B (0 = one per sheet up to the cores).
+    /// Worker threads for phase B, 0 to 1024 (0 = one per sheet up to the cores).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
-          value_parser = crate::args::count_usize)]
+          value_parser = crate::args::ranged::<usize>(0..=1024))]
     pub threads: usize,
     /// Parse the sheets serially on the calling thread.
     #[arg(long)]

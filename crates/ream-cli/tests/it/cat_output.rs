@@ -226,10 +226,7 @@ fn negative_counts_get_range_messages() {
         let o = ream(args, &dir);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = stderr(&o);
-        assert!(
-            err.contains("-1 is out of range: expected a whole number in 0..="),
-            "{args:?}: {err}"
-        );
+        assert!(err.contains("-1 is not in 0..="), "{args:?}: {err}");
     }
     let o = ream(&["cat", "x.xlsx", "--skip-rows", "4294967296"], &dir);
     assert!(stderr(&o).contains("0..=4294967295"), "{}", stderr(&o));
