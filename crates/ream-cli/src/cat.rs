@@ -41,10 +41,11 @@ Layout:
             row prints as a line of empty fields. Every line of a sheet has the
             same number of fields: column A to the last column of the sheet's
             declared dimension, or, when it declares none (or only A1, or the
-            whole grid to column XFD), of the widest printed row. A row wider than the declared dimension is printed
-            whole and warned about (exit status 3). CSV quotes fields holding ,
-            \" CR or LF (RFC 4180); TSV escapes \\ tab CR LF as \\\\ \\t \\r \\n. With
-            --header-row H, row H comes first.
+            whole grid to column XFD), of the widest printed row. A row wider
+            than the declared dimension is printed whole and warned about (exit
+            status 3). CSV quotes fields holding , \" CR or LF (RFC 4180); TSV
+            escapes \\ tab CR LF as \\\\ \\t \\r \\n. With --header-row H, row H
+            comes first.
   jsonl     One object per row that has cells:
             {\"sheet\":..,\"row\":N,\"values\":[..]} with one value per column (null
             for an empty cell). With --header-row H: one object per data row
