@@ -99,7 +99,14 @@ pub(crate) fn aggregate(
                 memchr::memchr_iter(b'\n', part).count() as u64,
             )
         };
-        for _ in 0..blank {
+        // The header is the input's first line, even an empty one (as on
+        // the line path); the csv reader skips empty lines, so an empty
+        // first line is taken here and the record after it is data.
+        let header_blank = u64::from(first && header && blank > 0);
+        if header_blank == 1 {
+            first = false;
+        }
+        for _ in header_blank..blank {
             merger.empty_line();
         }
         if !more {

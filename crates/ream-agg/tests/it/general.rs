@@ -145,3 +145,44 @@ fn bad_rows_are_skipped_with_line_and_offset() {
     let e = aggregate_bytes(data, &AggOptions::default()).unwrap_err();
     assert_eq!((e.line(), e.offset()), (2, 6));
 }
+
+/// The header is the first line even when it is empty, on the quoted path
+/// as on the line path (fuzz finding: a chunk holding a quote sent the
+/// whole input to the csv reader, which skips empty lines and took the
+/// next record as the header, so serial and chunked runs disagreed).
+#[test]
+fn an_empty_first_line_is_the_header_on_the_quoted_path_too() {
+    let o = AggOptions {
+        delimiter: b',',
+        header: true,
+        ..AggOptions::default()
+    };
+    let a = all_paths("empty-header", b"\nk,1\n\n\"q\",2\n", &o);
+    assert_eq!(
+        csv(&a),
+        "key,count,min,mean,max\nk,1,1.0,1.0,1.0\nq,1,2.0,2.0,2.0\n"
+    );
+    assert_eq!(a.empty_lines(), 1);
+    // The fuzz input: both runs report the bad value of line 2.
+    let data = b"\n9,a,1.4\r\0\0\0\0\xa9,49;.9\n5,a,a,-0\"0";
+    let o = AggOptions {
+        key_col: 1,
+        value_col: 2,
+        ..o
+    };
+    for chunk_bytes in [1 << 22, 14] {
+        let o = AggOptions {
+            threads: 2,
+            chunk_bytes,
+            ..o.clone()
+        };
+        for r in [aggregate_bytes(data, &o), aggregate_reader(&data[..], &o)] {
+            let e = r.unwrap_err();
+            assert_eq!(
+                (e.problem(), e.line(), e.offset()),
+                (&Problem::BadValue, 2, 5),
+                "{e}"
+            );
+        }
+    }
+}
