@@ -58,9 +58,14 @@ pub(crate) fn run_slice(
     let chunks = body.div_ceil(cb);
     let threads = opts.effective_threads().clamp(1, chunks.max(1));
     let next = AtomicUsize::new(0);
-    let lowest = AtomicUsize::new(usize::MAX);
-    let quoted = AtomicBool::new(false);
     let quoting = opts.quoting();
+    // A quote in the header line (before `start`) may open a field that
+    // runs past that line: then no chunk is read, and the whole input goes
+    // to the quoting reader.
+    let quoted_head =
+        quoting && memchr::memchr(b'"', data.get(..start).unwrap_or_default()).is_some();
+    let lowest = AtomicUsize::new(if quoted_head { 0 } else { usize::MAX });
+    let quoted = AtomicBool::new(quoted_head);
     let work = || {
         let mut sc = Scanner::new(data, opts);
         let mut fault = None;
