@@ -18,7 +18,6 @@ impl Error {
         Error::from(ream::sheet::Error::new(ErrorKind::Usage, message))
     }
     /// A value at (`row`, `col`) of `sheet` that does not fit its column.
-    #[allow(dead_code)]
     pub(crate) fn bad_value(sheet: &str, row: u32, col: u32, message: impl Into<String>) -> Error {
         Error::from(
             ream::sheet::Error::new(ErrorKind::Usage, message)

@@ -25,9 +25,15 @@
 //! [`ReadOptions::dtypes`] for what each type accepts.
 
 mod batches;
+mod columns;
+mod convert;
 mod error;
+mod infer;
 mod options;
+mod plan;
 mod read;
+mod source;
+mod text;
 mod warning;
 
 pub use batches::{BatchIter, iter_batches};
