@@ -195,9 +195,22 @@ pub struct ReadOptions {
     /// Columns to keep, in this order; `None`: all. Unknown names and
     /// indices past the last column are usage errors.
     pub columns: Option<Vec<ColumnSel>>,
-    /// Asked types by column name, overriding inference. A value that
-    /// cannot become the asked type follows [`on_error`](Self::on_error).
-    /// Names not among the columns are usage errors.
+    /// Asked types by column name, overriding inference (the last entry
+    /// for a name wins). Names not among the columns are usage errors.
+    /// What each type takes (empty cells, and empty text outside `string`,
+    /// are null; error cells follow [`errors_as`](Self::errors_as), and
+    /// under [`ErrorsAs::String`] only a `string` column takes them):
+    /// - `string`: every value, in the text form of the crate docs;
+    /// - `int64`: integral numbers within ±2^63, date serials, decimal
+    ///   integer text (trimmed);
+    /// - `float64`: numbers, date serials, number text (trimmed);
+    /// - `bool`: booleans, text `true`/`false` (any case);
+    /// - `date`: dates at midnight, plain numbers read as date serials;
+    /// - `datetime`: dates and date-times, plain numbers as date serials;
+    /// - `duration`: durations, times of day, plain numbers as days;
+    /// - `null`: nothing but empty cells.
+    ///
+    /// Any other value follows [`on_error`](Self::on_error).
     pub dtypes: Vec<(String, DType)>,
     /// Infer types from the first N data rows only; `None`: from every
     /// row (the default). A later value that does not fit is an error.

@@ -138,3 +138,41 @@ fn covered_dtypes_skip_inference_and_still_catch_bad_values() {
         );
     }
 }
+
+#[test]
+fn a_cell_past_the_sampled_columns_is_an_error() {
+    let bytes = xlsx(|ws| {
+        ws.write_number(0, 0, 1.0).unwrap();
+        ws.write_number(1, 0, 2.0).unwrap();
+        ws.write_number(2, 3, 3.0).unwrap();
+    });
+    let opts = ReadOptions {
+        infer_rows: Some(2),
+        ..no_header()
+    };
+    for wb in both(&bytes) {
+        let err = iter_batches(&wb, 0, &opts, 10)
+            .unwrap()
+            .find_map(Result::err)
+            .unwrap();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("D3") && msg.contains("past the last column (1)"),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn a_selected_index_past_the_sheet_limit_is_an_error() {
+    let opts = ReadOptions {
+        columns: Some(vec![ream_arrow::ColumnSel::Index(20_000)]),
+        ..ReadOptions::default()
+    };
+    let [wb, _] = both(&xlsx(|_| {}));
+    let msg = read_sheet(&wb, 0, &opts).unwrap_err().to_string();
+    assert!(
+        msg.contains("column index 20000 is past the last column"),
+        "{msg}"
+    );
+}
