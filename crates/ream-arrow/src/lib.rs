@@ -24,6 +24,7 @@
 //! typing. [`ReadOptions::dtypes`] overrides the inferred type; see
 //! [`ReadOptions::dtypes`] for what each type accepts.
 
+mod aggregate;
 mod batches;
 mod columns;
 mod convert;
@@ -36,6 +37,7 @@ mod source;
 mod text;
 mod warning;
 
+pub use aggregate::aggregate_batch;
 pub use batches::{BatchIter, iter_batches};
 pub use error::Error;
 pub use options::{

@@ -5,6 +5,9 @@
 //!   one decimal rounded half up (toward +infinity); `{}` when empty.
 //! * `csv`: `key,count,min,mean,max` header and one row per key.
 //! * `jsonl`: `{"key":..,"count":..,"min":..,"mean":..,"max":..}` per key.
+//! * `arrow` / `parquet`: the same columns typed (key utf8, or binary for
+//!   keys that are not UTF-8; count uint64; min, mean, max as 128-bit
+//!   decimals holding the csv texts exactly), from `ream_arrow`.
 //!
 //! CSV and JSON Lines print exact decimals (see `ream agg --help`). A
 //! regular file is memory-mapped; `-`, pipes and devices are read in
@@ -29,6 +32,11 @@ pub enum Format {
     Csv,
     /// One JSON object per key, exact decimals.
     Jsonl,
+    /// Arrow IPC stream: key, count (uint64), min/mean/max as exact
+    /// 128-bit decimals.
+    Arrow,
+    /// Parquet, the columns of `arrow`.
+    Parquet,
 }
 
 /// Arguments of `ream agg`.
@@ -218,11 +226,22 @@ fn report_bad_rows(agg: &Aggregate, name: &str) {
 
 /// Writes `agg` to standard output in `format`.
 fn write(agg: &Aggregate, format: Format) -> Result<()> {
+    let table = match format {
+        Format::Arrow => Some(crate::typed::TableFormat::Arrow),
+        Format::Parquet => Some(crate::typed::TableFormat::Parquet),
+        _ => None,
+    };
+    if let Some(table) = table {
+        let batch = ream_arrow::aggregate_batch(agg)?;
+        crate::typed::write(None, table, batch.schema(), std::iter::once(Ok(batch)))?;
+        return Ok(());
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match format {
         Format::OneBrc => agg.write_1brc(&mut out)?,
         Format::Csv => agg.write_csv(&mut out)?,
         Format::Jsonl => agg.write_jsonl(&mut out)?,
+        Format::Arrow | Format::Parquet => {}
     }
     out.flush()?;
     Ok(())

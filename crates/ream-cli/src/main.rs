@@ -21,6 +21,7 @@ mod meter;
 mod pdf;
 mod sheets;
 mod stats;
+mod typed;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

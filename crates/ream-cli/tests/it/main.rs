@@ -18,6 +18,7 @@ mod formula_cells;
 mod ods;
 mod pdf;
 mod sheets;
+mod typed_output;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ream");
 
