@@ -137,7 +137,12 @@ fn str_obj(py: Python<'_>, s: &str) -> Py<PyAny> {
 pub fn io_to_py(e: &std::io::Error, path: &str) -> PyErr {
     use std::io::ErrorKind as K;
     let errno = e.raw_os_error().unwrap_or(0);
+    // The OS text without Rust's " (os error N)" suffix, as Python prints it.
     let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    };
     let args = (errno, text, path.to_string());
     match e.kind() {
         K::NotFound => PyFileNotFoundError::new_err(args),

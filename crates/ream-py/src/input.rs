@@ -5,7 +5,8 @@ use crate::errors;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use ream::sheet::{OpenOptions, Workbook};
+use ream::io::Bytes;
+use ream::sheet::{MapMode, OpenOptions, Workbook};
 use std::path::PathBuf;
 
 /// A workbook source taken from Python.
@@ -52,30 +53,30 @@ impl Source {
         }
     }
 
-    /// Opens the workbook with `opts`, the GIL released. A missing or
-    /// unreadable path raises the matching `OSError` subclass
+    /// Opens the workbook with `opts`, the GIL released; also returns
+    /// the file's bytes (mapped or in memory, shared with the workbook). A
+    /// missing or unreadable path raises the matching `OSError` subclass
     /// (`FileNotFoundError`, `IsADirectoryError`, `PermissionError`).
-    pub fn open(self, py: Python<'_>, opts: &OpenOptions) -> PyResult<Workbook> {
+    pub fn open(self, py: Python<'_>, opts: &OpenOptions) -> PyResult<(Workbook, Bytes)> {
         let path = self.path_text();
-        if let Source::Path(p) = &self {
-            check_file(p).map_err(|e| errors::io_to_py(&e, &p.display().to_string()))?;
-        }
-        let opened = py.detach(move || match self {
-            Source::Path(p) => Workbook::open(p, opts),
-            Source::Bytes(b) => Workbook::from_bytes(b, opts),
-        });
-        opened.map_err(|e| errors::to_py(py, &e, path.as_deref()))
+        let bytes = match self {
+            Source::Path(p) => open_file(&p, opts.map_mode)
+                .map_err(|e| errors::io_to_py(&e, &p.display().to_string()))?,
+            Source::Bytes(b) => Bytes::from_vec(b),
+        };
+        let src = bytes.clone();
+        let opened = py.detach(move || Workbook::from_source(src, opts));
+        let wb = opened.map_err(|e| errors::to_py(py, &e, path.as_deref()))?;
+        Ok((wb, bytes))
     }
 }
 
-/// Fails like the OS would for a path that is not a readable file: the
-/// workbook reader's own I/O error keeps only the message, and Python
-/// callers expect `FileNotFoundError` and its siblings.
-fn check_file(p: &std::path::Path) -> std::io::Result<()> {
-    let meta = std::fs::metadata(p)?;
-    if meta.is_dir() {
+/// Maps (or reads) the file at `p`; a directory fails as `EISDIR` (the
+/// map of a directory would fail with a less telling error).
+fn open_file(p: &std::path::Path, mode: MapMode) -> std::io::Result<Bytes> {
+    if std::fs::metadata(p)?.is_dir() {
         // EISDIR (21 on Linux and macOS), so errno and strerror are set.
         return Err(std::io::Error::from_raw_os_error(21));
     }
-    std::fs::File::open(p).map(drop)
+    Bytes::open(p, mode)
 }

@@ -51,7 +51,7 @@ pub fn read_excel<'py>(
     let opts = read_options(options)?;
     let source = Source::from_py(path)?;
     let path_text = source.path_text();
-    let wb = source.open(py, &OpenOptions::new().threads(threads).load_cells(true))?;
+    let (wb, _) = source.open(py, &OpenOptions::new().threads(threads).load_cells(true))?;
     let p = path_text.as_deref();
     match sheet {
         SheetArg::All => read_all(py, &wb, &opts, threads, p).map(|d| d.into_any()),

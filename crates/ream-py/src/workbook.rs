@@ -25,9 +25,10 @@ use std::sync::{Arc, Mutex};
 pub fn open(py: Python<'_>, path: &Bound<'_, PyAny>, threads: usize) -> PyResult<Workbook> {
     let source = Source::from_py(path)?;
     let path = source.path_text();
-    let wb = source.open(py, &OpenOptions::new().threads(threads).load_cells(false))?;
+    let (wb, bytes) = source.open(py, &OpenOptions::new().threads(threads).load_cells(false))?;
     Ok(Workbook {
         wb: Arc::new(wb),
+        bytes,
         path,
     })
 }
@@ -36,6 +37,8 @@ pub fn open(py: Python<'_>, path: &Bound<'_, PyAny>, threads: usize) -> PyResult
 #[pyclass(module = "ream", frozen)]
 pub struct Workbook {
     wb: Arc<ream::sheet::Workbook>,
+    /// The file's bytes, for the dimensions sheets declare.
+    bytes: ream::io::Bytes,
     path: Option<String>,
 }
 
@@ -52,15 +55,35 @@ impl Workbook {
     }
     /// One dict per sheet with the fields of `ream sheets --json`: index,
     /// name, kind, visibility, dimensions, cells, comments, tables, merged,
-    /// hyperlinks, drawings, hidden_rows, hidden_columns. Counts of cells
-    /// and objects are 0 for sheets not parsed (workbooks from `ream.open`
-    /// stream their sheets).
+    /// hyperlinks, drawings, hidden_rows, hidden_columns. `ream.open` does
+    /// not parse the sheets, so `dimensions` is the range the sheet
+    /// declares (empty when it declares none, and for ODS), `cells` is
+    /// None and the object counts are those known without parsing.
     #[getter]
     fn sheets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let sheets: Vec<SheetSummary> = self.wb.sheets().iter().map(SheetSummary::of).collect();
+        let sheets: Vec<SheetSummary> = self
+            .wb
+            .sheets()
+            .iter()
+            .map(|s| {
+                let mut sum = SheetSummary::of(s);
+                if !s.is_loaded() {
+                    sum.dimensions = ream::declared_dimension(&self.bytes, s.part())
+                        .map(|d| d.to_string())
+                        .unwrap_or_default();
+                }
+                sum
+            })
+            .collect();
         let text = serde_json::to_string(&sheets)
             .map_err(|e| PyValueError::new_err(format!("sheet summaries: {e}")))?;
-        py.import("json")?.call_method1("loads", (text,))
+        let list = py.import("json")?.call_method1("loads", (text,))?;
+        for (d, s) in list.try_iter()?.zip(self.wb.sheets()) {
+            if !s.is_loaded() {
+                d?.set_item("cells", py.None())?;
+            }
+        }
+        Ok(list)
     }
     /// Defined names: dicts of name, formula, local_sheet (0-based index,
     /// None for workbook scope) and hidden.
