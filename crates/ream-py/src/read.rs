@@ -35,10 +35,20 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SheetArg {
     }
 }
 
-/// Reads sheet `sheet` of the workbook at `path` into a `ream.Table`, or
-/// every sheet into a dict of name to Table when `sheet` is None. The
-/// workbook is parsed whole at open, its sheets in parallel on `threads`
-/// threads (0: one per core); see the stub file for the options.
+/// Reads sheet `sheet` (name or 0-based index; default 0) of the workbook
+/// at `path` (str, os.PathLike, bytes or a binary file object) into a
+/// `ream.Table`, or every sheet into a dict of name to Table when `sheet`
+/// is None. The workbook is parsed whole at open, its sheets in parallel
+/// on `threads` threads (0: one per core), the GIL released.
+///
+/// Options (keyword only): header_row=0 (None: column_0, column_1, ...),
+/// skip_rows=0, n_rows=None (all), columns=None (all; "A:C,F" or a list
+/// of names and 0-based indices), dtypes=None ({"col": "string" | "int64"
+/// | "float64" | "bool" | "date" | "datetime" | "duration"}),
+/// infer_rows=None (types from every row), on_error="raise" ("null":
+/// values that do not fit their dtype become null, with a ReamWarning),
+/// errors_as="null" (error cells null with a ReamWarning; "string": their
+/// text). A column mixing types becomes string with a MixedTypesWarning.
 #[pyfunction]
 #[pyo3(signature = (path, sheet=SheetArg::Index(0), *, threads=0, **options))]
 pub fn read_excel<'py>(

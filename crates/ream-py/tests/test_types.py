@@ -41,8 +41,18 @@ def test_on_error_null_counts_in_a_warning(tmp_path):
 
 
 def test_error_cells_null_with_warning_or_text(tmp_path):
-    path = write_xlsx(tmp_path / "e.xlsx", {"S": [["v"], [1], ["=1/0"], [3]]})
-    # openpyxl writes no cached value for the formula: an empty cell (null).
+    # openpyxl writes "#N/A" as an error cell (t="e").
+    path = write_xlsx(tmp_path / "e.xlsx", {"S": [["v"], [1], ["#N/A"], [3]]})
+    with pytest.warns(ream.ReamWarning, match="1 error cell"):
+        t = pa.table(ream.read_excel(path))
+    assert t.column("v").to_pylist() == [1, None, 3]
+    with pytest.warns(ream.MixedTypesWarning, match="A3"):
+        t = pa.table(ream.read_excel(path, errors_as="string"))
+    assert t.column("v").to_pylist() == ["1", "#N/A", "3"]
+
+
+def test_formula_without_cached_value_is_null(tmp_path):
+    path = write_xlsx(tmp_path / "f.xlsx", {"S": [["v"], [1], ["=1/0"], [3]]})
     t = pa.table(ream.read_excel(path))
     assert t.column("v").to_pylist() == [1, None, 3]
 

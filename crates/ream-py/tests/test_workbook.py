@@ -77,6 +77,7 @@ def test_python_threads_read_at_once(simple):
     assert results == [True] * 4
 
 
+@pytest.mark.filterwarnings("ignore::ream.MixedTypesWarning")
 def test_corpus_openpyxl_mixed():
     path = CORPUS / "written" / "openpyxl" / "openpyxl_mixed.xlsx"
     if not path.exists():
