@@ -56,7 +56,7 @@ impl fmt::Display for Warning {
                 kind,
             } => write!(
                 f,
-                "sheet '{sheet}', column '{column}': {kind} values mixed with a {found} at {cell}; the column is read as string"
+                "sheet '{sheet}', column '{column}': {kind} values mixed with the {found} cell {cell}; the column is read as string"
             ),
             Warning::NullsFromErrors {
                 sheet,
