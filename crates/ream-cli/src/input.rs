@@ -114,8 +114,10 @@ fn describe(e: SheetError, name: &str, format: Format) -> anyhow::Error {
     anyhow::Error::new(e).context(what)
 }
 
-/// A buffered writer on `out` (`None` or `-`: standard output).
-pub fn open_output(out: Option<&PathBuf>) -> Result<Box<dyn Write>> {
+/// A buffered writer on `out` (`None` or `-`: standard output). It is
+/// `Send` (the Parquet writer needs that): standard output is locked per
+/// flush of the 64 KiB buffer, not once.
+pub fn open_output(out: Option<&PathBuf>) -> Result<Box<dyn Write + Send>> {
     match out {
         Some(p) if p != Path::new("-") => {
             let f =
@@ -124,7 +126,7 @@ pub fn open_output(out: Option<&PathBuf>) -> Result<Box<dyn Write>> {
         }
         _ => Ok(Box::new(BufWriter::with_capacity(
             1 << 16,
-            std::io::stdout().lock(),
+            std::io::stdout(),
         ))),
     }
 }

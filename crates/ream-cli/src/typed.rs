@@ -7,14 +7,14 @@
 //! decimals. Parquet is written with Snappy compression, one row group per
 //! 1,048,576 rows (the parquet crate's default).
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 
 /// A typed table format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,21 +25,6 @@ pub enum TableFormat {
     Parquet,
 }
 
-/// A buffered, `Send` writer on `out` (`None` or `-`: standard output).
-fn output(out: Option<&PathBuf>) -> Result<Box<dyn Write + Send>> {
-    match out {
-        Some(p) if p != Path::new("-") => {
-            let f =
-                std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
-            Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
-        }
-        _ => Ok(Box::new(BufWriter::with_capacity(
-            1 << 16,
-            std::io::stdout(),
-        ))),
-    }
-}
-
 /// Writes `batches` (all of `schema`) to `out` in `format`; returns the
 /// number of rows written.
 pub fn write(
@@ -48,7 +33,7 @@ pub fn write(
     schema: SchemaRef,
     batches: impl Iterator<Item = Result<RecordBatch>>,
 ) -> Result<u64> {
-    let w = output(out)?;
+    let w = crate::input::open_output(out)?;
     let mut rows = 0u64;
     match format {
         TableFormat::Arrow => {
