@@ -75,19 +75,21 @@ fn borrowed(v: &OwnedValue) -> Value<'_> {
     }
 }
 
-/// The parts of a [`BatchIter`] a cell goes into.
-struct Sink<'a> {
-    plan: &'a Plan,
-    cols: &'a mut [ColumnBuild],
-    counts: &'a mut [(u64, u64)],
-    on_error: OnError,
-    batch_start: u64,
+/// Where a cell goes: the columns of the batch being built.
+pub(crate) struct Sink<'a> {
+    pub(crate) plan: &'a Plan,
+    pub(crate) cols: &'a mut [ColumnBuild],
+    /// Per output column: error cells made null, bad values made null.
+    pub(crate) counts: &'a mut [(u64, u64)],
+    pub(crate) on_error: OnError,
+    /// Sheet row of the batch's first row.
+    pub(crate) batch_start: u64,
 }
 
 impl Sink<'_> {
     /// Puts the value of cell (`row`, `col`) into its column, if selected.
     #[inline]
-    fn take(&mut self, row: u32, col: u32, v: &Value<'_>) -> Result<(), Error> {
+    pub(crate) fn take(&mut self, row: u32, col: u32, v: &Value<'_>) -> Result<(), Error> {
         let plan = self.plan;
         let out = match plan.by_col.get(col as usize) {
             Some(&UNSELECTED) => return Ok(()),
@@ -231,24 +233,33 @@ impl<'w> BatchIter<'w> {
 
     /// Adds the null-count warnings, in column order.
     fn count_warnings(&mut self) {
-        for (c, (errors, bad)) in self.plan.cols.iter().zip(&self.counts) {
-            let (sheet, column) = (self.plan.sheet_name.clone(), c.name.clone());
-            if *errors > 0 {
-                self.warnings.push(Warning::NullsFromErrors {
-                    sheet: sheet.clone(),
-                    column: column.clone(),
-                    count: *errors,
-                });
-            }
-            if *bad > 0 {
-                self.warnings.push(Warning::NullsFromBadValues {
-                    sheet,
-                    column,
-                    count: *bad,
-                });
-            }
+        let w = count_warnings(&self.plan, &self.counts);
+        self.warnings.extend(w);
+    }
+}
+
+/// The null-count warnings of `counts` (per output column: error cells
+/// made null, bad values made null), in column order.
+pub(crate) fn count_warnings(plan: &Plan, counts: &[(u64, u64)]) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for (c, (errors, bad)) in plan.cols.iter().zip(counts) {
+        let (sheet, column) = (plan.sheet_name.clone(), c.name.clone());
+        if *errors > 0 {
+            out.push(Warning::NullsFromErrors {
+                sheet: sheet.clone(),
+                column: column.clone(),
+                count: *errors,
+            });
+        }
+        if *bad > 0 {
+            out.push(Warning::NullsFromBadValues {
+                sheet,
+                column,
+                count: *bad,
+            });
         }
     }
+    out
 }
 
 /// A batch iterator over `plan`, with builders sized for `capacity` rows.

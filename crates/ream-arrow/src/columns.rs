@@ -70,6 +70,7 @@ impl ColumnBuild {
     }
 
     /// Appends `n` nulls.
+    #[inline]
     fn append_nulls(&mut self, n: usize) {
         if n == 0 {
             return;
@@ -89,6 +90,7 @@ impl ColumnBuild {
 
     /// Appends `v` as row `at` of the batch (rows before it without a
     /// value become nulls). `at` never goes back.
+    #[inline]
     pub(crate) fn push(&mut self, at: usize, v: &Value<'_>) -> Pushed {
         self.append_nulls(at.saturating_sub(self.len));
         let is_text = matches!(self.builder, Builder::Str(_));
@@ -104,6 +106,7 @@ impl ColumnBuild {
     }
 
     /// Appends a value that is neither empty nor a null-making error.
+    #[inline]
     fn push_value(&mut self, v: &Value<'_>) -> Pushed {
         let d1904 = self.date_1904;
         let ok = match &mut self.builder {

@@ -7,8 +7,10 @@ use ream::sheet::Value;
 /// What one column's values looked like so far.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ColStats {
-    /// Class of the first value and its row.
+    /// Class of the first value.
     first: Option<Class>,
+    /// The first value's row and type name.
+    first_at: (u32, &'static str),
     /// First cell of another class: its row and type name.
     pub(crate) other: Option<(u32, &'static str)>,
     /// Every number fits an int64.
@@ -21,6 +23,7 @@ impl Default for ColStats {
     fn default() -> ColStats {
         ColStats {
             first: None,
+            first_at: (0, ""),
             other: None,
             all_int: true,
             all_days: true,
@@ -46,11 +49,36 @@ impl ColStats {
             _ => {}
         }
         match self.first {
-            None => self.first = Some(class),
+            None => {
+                self.first = Some(class);
+                self.first_at = (row, v.type_name());
+            }
             Some(f) if f != class && self.other.is_none() => {
                 self.other = Some((row, v.type_name()));
             }
             Some(_) => {}
+        }
+    }
+
+    /// Appends what `later`, the same column over later rows, found.
+    pub(crate) fn merge(&mut self, later: ColStats) {
+        self.all_int &= later.all_int;
+        self.all_days &= later.all_days;
+        match (self.first, later.first) {
+            (None, _) => {
+                self.first = later.first;
+                self.first_at = later.first_at;
+                self.other = later.other;
+            }
+            (Some(_), None) => {}
+            (Some(a), Some(b)) if self.other.is_none() => {
+                self.other = if a != b {
+                    Some(later.first_at)
+                } else {
+                    later.other
+                };
+            }
+            (Some(_), Some(_)) => {}
         }
     }
 
@@ -127,6 +155,47 @@ mod tests {
         );
         let s = infer(&[Number(1.0), Error(CellError::NA)], ErrorsAs::String);
         assert_eq!((s.dtype(), s.other), (DType::String, Some((1, "error"))));
+    }
+
+    #[test]
+    fn merging_runs_equals_one_pass() {
+        use Value::*;
+        let day = dt(45292.0, DateKind::DateTime);
+        let noon = dt(45292.5, DateKind::DateTime);
+        let columns: Vec<Vec<Value<'static>>> = vec![
+            vec![Number(1.0), Number(2.0), Number(2.5), Empty, Number(4.0)],
+            vec![Empty, Empty, String("a"), Number(1.0), Bool(true)],
+            vec![
+                Number(1.0),
+                Number(2.0),
+                String("x"),
+                Number(3.0),
+                String("y"),
+            ],
+            vec![day, Empty, noon, day],
+            vec![Empty, Empty, Empty],
+            vec![Bool(true), Bool(false), Number(1.0)],
+        ];
+        for values in &columns {
+            let whole = infer(values, ErrorsAs::Null);
+            for cut1 in 0..=values.len() {
+                for cut2 in cut1..=values.len() {
+                    let mut merged = ColStats::default();
+                    for (lo, hi) in [(0, cut1), (cut1, cut2), (cut2, values.len())] {
+                        let mut part = ColStats::default();
+                        for (i, v) in values.iter().enumerate().take(hi).skip(lo) {
+                            part.add(i as u32, v, ErrorsAs::Null, false);
+                        }
+                        merged.merge(part);
+                    }
+                    assert_eq!(
+                        (merged.dtype(), merged.first_kind(), merged.other),
+                        (whole.dtype(), whole.first_kind(), whole.other),
+                        "{values:?} cut at {cut1}, {cut2}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub use error::Error;
 pub use options::{
     ColumnSel, DType, ErrorsAs, MAX_COL, OnError, ReadOptions, col_index, parse_columns,
 };
-pub use read::read_sheet;
+pub use read::{read_sheet, read_sheets};
 pub use warning::Warning;
 
 use arrow_array::RecordBatch;

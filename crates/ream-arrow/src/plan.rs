@@ -154,13 +154,30 @@ fn selection_width(sel: Option<&[ColumnSel]>) -> Result<usize, Error> {
     Ok(w)
 }
 
-/// Reads the header, infers (or skips inferring) the types and builds the plan.
-pub(crate) fn plan(
+/// What a read knows before looking at data rows: the sheet, its header,
+/// where data starts and whether inference can be skipped.
+#[derive(Debug, Clone)]
+pub(crate) struct Prelude {
+    /// The sheet's name.
+    pub(crate) sheet_name: String,
+    /// The header row's texts, when there is a header.
+    header: Option<Vec<Option<String>>>,
+    /// First data row (0-based sheet row).
+    pub(crate) data_first: u32,
+    /// Columns known without data rows (header and selection).
+    known_width: usize,
+    /// True when the asked types cover every selected column and
+    /// inference is skipped ([`Inference::SkipIfCovered`]).
+    pub(crate) covered: bool,
+}
+
+/// Reads the header and decides whether types must be inferred.
+pub(crate) fn prelude(
     wb: &Workbook,
     sheet: usize,
     opts: &ReadOptions,
     mode: Inference,
-) -> Result<Plan, Error> {
+) -> Result<Prelude, Error> {
     let sheet_name = wb
         .sheet(sheet)
         .map(|s| s.name().to_string())
@@ -183,7 +200,6 @@ pub(crate) fn plan(
         .as_ref()
         .map_or(0, Vec::len)
         .max(selection_width(sel)?);
-
     let covered = mode == Inference::SkipIfCovered
         && opts.infer_rows.is_none()
         && !opts.dtypes.is_empty()
@@ -198,33 +214,107 @@ pub(crate) fn plan(
                         .is_some_and(|n| opts.dtypes.iter().any(|(d, _)| d == n))
                 })
         };
+    Ok(Prelude {
+        sheet_name,
+        header,
+        data_first,
+        known_width,
+        covered,
+    })
+}
 
-    let mut stats: Vec<ColStats> = Vec::new();
-    let mut rows_seen = 0usize;
-    let sampled = if covered {
+/// What inference found: per-column statistics (indexed by sheet column)
+/// and the data rows seen.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Inferred {
+    /// Per sheet column.
+    pub(crate) stats: Vec<ColStats>,
+    /// Data rows up to the last one with a cell.
+    pub(crate) rows_seen: usize,
+}
+
+impl Inferred {
+    /// Takes a cell's value into account.
+    #[inline]
+    pub(crate) fn add(&mut self, c: &ream::sheet::Cell<'_>, opts: &ReadOptions, d1904: bool) {
+        let col = c.col as usize;
+        if self.stats.len() <= col {
+            self.stats.resize(col + 1, ColStats::default());
+        }
+        if let Some(s) = self.stats.get_mut(col) {
+            s.add(c.row, &c.value, opts.errors_as, d1904);
+        }
+    }
+    /// Appends what a later run of rows found.
+    pub(crate) fn merge(&mut self, later: Inferred) {
+        if self.stats.len() < later.stats.len() {
+            self.stats.resize(later.stats.len(), ColStats::default());
+        }
+        for (a, b) in self.stats.iter_mut().zip(later.stats) {
+            a.merge(b);
+        }
+        self.rows_seen = self.rows_seen.max(later.rows_seen);
+    }
+}
+
+/// Infers the types over the rows of `src` (the data rows of the window).
+fn infer_rows(
+    wb: &Workbook,
+    sheet: usize,
+    opts: &ReadOptions,
+    pre: &Prelude,
+) -> Result<Inferred, Error> {
+    let n = match (opts.n_rows, opts.infer_rows) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let mut src = RowSource::open(wb, sheet, pre.data_first, n)?;
+    let mut found = Inferred::default();
+    let d1904 = wb.is_1904();
+    let mut rows_seen = 0;
+    while let Some(row) = src.next_row(|c| {
+        found.add(&c, opts, d1904);
+        Ok(())
+    })? {
+        rows_seen = row.saturating_sub(pre.data_first) as usize + 1;
+    }
+    found.rows_seen = rows_seen;
+    Ok(found)
+}
+
+/// Reads the header, infers (or skips inferring) the types and builds the plan.
+pub(crate) fn plan(
+    wb: &Workbook,
+    sheet: usize,
+    opts: &ReadOptions,
+    mode: Inference,
+) -> Result<Plan, Error> {
+    let pre = prelude(wb, sheet, opts, mode)?;
+    let found = if pre.covered {
+        Inferred::default()
+    } else {
+        infer_rows(wb, sheet, opts, &pre)?
+    };
+    finish(pre, found, opts)
+}
+
+/// The plan from the prelude and what inference found (nothing when the
+/// prelude is covered).
+pub(crate) fn finish(pre: Prelude, found: Inferred, opts: &ReadOptions) -> Result<Plan, Error> {
+    let sampled = if pre.covered {
         Some(0)
     } else {
-        let n = match (opts.n_rows, opts.infer_rows) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let mut src = RowSource::open(wb, sheet, data_first, n)?;
-        let (errors_as, d1904) = (opts.errors_as, wb.is_1904());
-        while let Some(row) = src.next_row(|c| {
-            let col = c.col as usize;
-            if stats.len() <= col {
-                stats.resize(col + 1, ColStats::default());
-            }
-            if let Some(s) = stats.get_mut(col) {
-                s.add(c.row, &c.value, errors_as, d1904);
-            }
-            Ok(())
-        })? {
-            rows_seen = row.saturating_sub(data_first) as usize + 1;
-        }
         opts.infer_rows
     };
-
+    let Prelude {
+        sheet_name,
+        header,
+        data_first,
+        known_width,
+        ..
+    } = pre;
+    let Inferred { stats, rows_seen } = found;
+    let sel = opts.columns.as_deref();
     let width = known_width.max(stats.len());
     let names = column_names(header.as_deref(), width);
     let chosen = resolve_selection(sel, &names, &sheet_name)?;

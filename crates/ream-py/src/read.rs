@@ -7,8 +7,8 @@ use crate::table::Table;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use ream::sheet::{OpenOptions, Workbook};
-use ream_arrow::{ReadOptions, read_sheet};
+use ream::sheet::{OpenOptions, SheetPick, Workbook};
+use ream_arrow::{ReadOptions, read_sheets};
 
 /// Which sheet to read: a 0-based index, a name, or (Python `None`) all.
 pub enum SheetArg {
@@ -18,6 +18,18 @@ pub enum SheetArg {
     Name(String),
     /// Every sheet.
     All,
+}
+
+impl SheetArg {
+    /// The one sheet to load at open (`None`: every sheet; a negative
+    /// index loads none and fails later as an unknown sheet).
+    fn pick(&self) -> Option<SheetPick> {
+        match self {
+            SheetArg::Index(i) => Some(SheetPick::Index(usize::try_from(*i).unwrap_or(usize::MAX))),
+            SheetArg::Name(n) => Some(SheetPick::Name(n.clone())),
+            SheetArg::All => None,
+        }
+    }
 }
 
 impl<'a, 'py> FromPyObject<'a, 'py> for SheetArg {
@@ -38,8 +50,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SheetArg {
 /// Reads sheet `sheet` (name or 0-based index; default 0) of the workbook
 /// at `path` (str, os.PathLike, bytes or a binary file object) into a
 /// `ream.Table`, or every sheet into a dict of name to Table when `sheet`
-/// is None. The workbook is parsed whole at open, its sheets in parallel
-/// on `threads` threads (0: one per core), the GIL released.
+/// is None. Only the sheets asked for are parsed, on `threads` threads (0:
+/// one per core, also inside one big sheet), the GIL released.
 ///
 /// Options (keyword only): header_row=0 (None: column_0, column_1, ...),
 /// skip_rows=0, n_rows=None (all), columns=None (all; "A:C,F" or a list
@@ -61,13 +73,17 @@ pub fn read_excel<'py>(
     let opts = read_options(options)?;
     let source = Source::from_py(path)?;
     let path_text = source.path_text();
-    let (wb, _) = source.open(py, &OpenOptions::new().threads(threads).load_cells(true))?;
+    let mut open = OpenOptions::new().threads(threads).load_cells(true);
+    if let Some(pick) = sheet.pick() {
+        open = open.cells_of(pick);
+    }
+    let (wb, _) = source.open(py, &open)?;
     let p = path_text.as_deref();
     match sheet {
         SheetArg::All => read_all(py, &wb, &opts, threads, p).map(|d| d.into_any()),
         s => {
             let index = sheet_index(py, &wb, &s, p)?;
-            read_one(py, &wb, index, &opts, p).map(|t| t.into_any())
+            read_one(py, &wb, index, &opts, threads, p).map(|t| t.into_any())
         }
     }
 }
@@ -111,16 +127,19 @@ pub fn sheet_index(
     }
 }
 
-/// Reads one sheet, the GIL released, and issues its warnings.
+/// Reads one sheet on up to `threads` threads (0: one per core), the GIL
+/// released, and issues its warnings.
 pub fn read_one<'py>(
     py: Python<'py>,
     wb: &Workbook,
     index: usize,
     opts: &ReadOptions,
+    threads: usize,
     path: Option<&str>,
 ) -> PyResult<Bound<'py, Table>> {
     let table = py
-        .detach(|| read_sheet(wb, index, opts))
+        .detach(|| read_sheets(wb, &[index], opts, threads).pop())
+        .unwrap_or_else(|| Err(ream_arrow::Error::usage("no sheet was read")))
         .map_err(|e| errors::to_py(py, e.as_sheet_error(), path))?;
     errors::warn_all(py, &table.warnings)?;
     Bound::new(py, Table::new(table))
@@ -136,46 +155,11 @@ fn read_all<'py>(
     threads: usize,
     path: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let n = wb.sheets().len();
-    let workers = OpenOptions::new().threads(threads).effective_threads(n);
-    let results = py.detach(|| {
-        let mut out: Vec<Option<Result<ream_arrow::Table, ream_arrow::Error>>> =
-            (0..n).map(|_| None).collect();
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers)
-                .map(|w| {
-                    s.spawn(move || {
-                        (w..n)
-                            .step_by(workers)
-                            .map(|i| (i, read_sheet(wb, i, opts)))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            for h in handles {
-                // A worker that panicked leaves its sheets as None, which
-                // becomes an error below.
-                for (i, r) in h.join().unwrap_or_default() {
-                    if let Some(slot) = out.get_mut(i) {
-                        *slot = Some(r);
-                    }
-                }
-            }
-        });
-        out
-    });
+    let all: Vec<usize> = (0..wb.sheets().len()).collect();
+    let results = py.detach(|| read_sheets(wb, &all, opts, threads));
     let dict = PyDict::new(py);
     for (sheet, r) in wb.sheets().iter().zip(results) {
-        let table = match r {
-            Some(Ok(t)) => t,
-            Some(Err(e)) => return Err(errors::to_py(py, e.as_sheet_error(), path)),
-            None => {
-                return Err(errors::usage(
-                    py,
-                    format!("sheet '{}': the reading thread failed", sheet.name()),
-                ));
-            }
-        };
+        let table = r.map_err(|e| errors::to_py(py, e.as_sheet_error(), path))?;
         errors::warn_all(py, &table.warnings)?;
         dict.set_item(sheet.name(), Bound::new(py, Table::new(table))?)?;
     }

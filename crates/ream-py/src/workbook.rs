@@ -118,7 +118,7 @@ impl Workbook {
     ) -> PyResult<Bound<'py, Table>> {
         let opts = read_options(options)?;
         let index = sheet_index(py, &self.wb, &sheet, self.path.as_deref())?;
-        read_one(py, &self.wb, index, &opts, self.path.as_deref())
+        read_one(py, &self.wb, index, &opts, 1, self.path.as_deref())
     }
     /// Streams one sheet as `ream.Batch`es of at most `batch_rows` rows
     /// (at least 1); options as `ream.read_excel`.

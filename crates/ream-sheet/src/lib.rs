@@ -44,6 +44,6 @@ mod worksheet_props;
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::*;
-pub use options::{Limits, MapMode, OpenOptions};
+pub use options::{Limits, MapMode, OpenOptions, SheetPick};
 pub use rows::{OwnedCell, OwnedRow, OwnedValue, RowOptions, RowReader, RowRef};
 pub use workbook::{Cells, Sheet, Workbook};

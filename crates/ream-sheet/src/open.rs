@@ -32,6 +32,7 @@ pub(crate) struct Package {
 }
 
 /// A sheet as listed by the workbook, before parsing.
+#[derive(Clone)]
 pub(crate) struct SheetJob {
     pub name: String,
     pub kind: SheetKind,
@@ -186,9 +187,17 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
 
     // Phase B: worksheets on the pool.
     let t1 = Instant::now();
+    let loaded: Vec<bool> = match &opts.cells_of {
+        _ if !opts.load_cells => vec![false; jobs.len()],
+        None => vec![true; jobs.len()],
+        Some(pick) => {
+            let at = pick.position(jobs.iter().map(|j| j.name.as_str()));
+            (0..jobs.len()).map(|i| Some(i) == at).collect()
+        }
+    };
     let (parsed, threads, inflate_s, parse_s, inflated_bytes, chunks, chunk_fallbacks) =
         if opts.load_cells {
-            parse_sheets(&pkg, &jobs, opts)?
+            parse_wanted(&pkg, &jobs, &loaded, opts)?
         } else {
             let empty = jobs.iter().map(|_| empty_parsed(pkg.date_1904)).collect();
             (empty, 1, 0.0, 0.0, 0, 0, 0)
@@ -201,7 +210,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
     let mut phase_c = crate::small_parts::PhaseC::default();
     phase_c.warnings.append(&mut early_warnings);
     let mut cells = 0u64;
-    for (index, (job, parsed)) in jobs.into_iter().zip(parsed).enumerate() {
+    for (index, ((job, parsed), loaded)) in jobs.into_iter().zip(parsed).zip(loaded).enumerate() {
         for w in parsed.warnings {
             phase_c
                 .warnings
@@ -226,9 +235,9 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
             hidden_rows: parsed.hidden_rows,
             hidden_cols: Vec::new(),
             drawings: Vec::new(),
-            loaded: opts.load_cells,
+            loaded,
         };
-        if sheet.kind != SheetKind::Chartsheet && opts.load_cells {
+        if sheet.kind != SheetKind::Chartsheet && loaded {
             phase_c.attach(&pkg.archive, &mut sheet, &parsed.head, &parsed.tail, limits);
         }
         sheets.push(sheet);
@@ -267,6 +276,36 @@ type Parsed = (Vec<ParsedSheet>, usize, f64, f64, u64, u64, u64);
 
 /// Per-worker output: (job index, result, inflate s, parse s, bytes).
 type WorkerOut = Vec<(usize, Result<ParsedSheet>, f64, f64, u64)>;
+
+/// [`parse_sheets`] on the jobs marked in `wanted`; the others get an
+/// empty sheet (listed, not loaded).
+fn parse_wanted(
+    pkg: &Package,
+    jobs: &[SheetJob],
+    wanted: &[bool],
+    opts: &OpenOptions,
+) -> Result<Parsed> {
+    if wanted.iter().all(|w| *w) {
+        return parse_sheets(pkg, jobs, opts);
+    }
+    let chosen: Vec<SheetJob> = jobs
+        .iter()
+        .zip(wanted)
+        .filter(|(_, w)| **w)
+        .map(|(j, _)| j.clone())
+        .collect();
+    let (mut parsed, threads, inflate_s, parse_s, bytes, chunks, fallbacks) =
+        parse_sheets(pkg, &chosen, opts)?;
+    parsed.reverse();
+    let all = wanted
+        .iter()
+        .map(|w| match w {
+            true => parsed.pop().unwrap_or_else(|| empty_parsed(pkg.date_1904)),
+            false => empty_parsed(pkg.date_1904),
+        })
+        .collect();
+    Ok((all, threads, inflate_s, parse_s, bytes, chunks, fallbacks))
+}
 
 fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<Parsed> {
     // Largest parts first, so that a big sheet never starts last.

@@ -108,6 +108,37 @@ pub struct OpenOptions {
     /// has the name the listing runs to the end as usual. Ignored by XLSX
     /// and by opens that load cells.
     pub sheet_needed_named: Option<String>,
+    /// Load the cells of this one sheet only (default `None`: every
+    /// sheet). The other sheets are listed without cells, as with
+    /// [`load_cells(false)`](OpenOptions::load_cells), and stream on
+    /// demand. A name matches as
+    /// [`Workbook::sheet_by_name`](crate::Workbook::sheet_by_name) does;
+    /// when nothing matches no sheet is loaded. XLSX only: ODS keeps every
+    /// sheet in one part and loads them all. No effect without
+    /// `load_cells`.
+    pub cells_of: Option<SheetPick>,
+}
+
+/// One sheet, by 0-based index or by name (see [`OpenOptions::cells_of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SheetPick {
+    /// 0-based position in the workbook's sheet list.
+    Index(usize),
+    /// Name: exact first, then ASCII case-insensitive.
+    Name(String),
+}
+
+impl SheetPick {
+    /// The position among `names` this pick chooses, if any.
+    pub fn position<'a>(&self, names: impl Iterator<Item = &'a str> + Clone) -> Option<usize> {
+        match self {
+            SheetPick::Index(i) => (*i < names.clone().count()).then_some(*i),
+            SheetPick::Name(n) => names
+                .clone()
+                .position(|s| s == n)
+                .or_else(|| names.clone().position(|s| s.eq_ignore_ascii_case(n))),
+        }
+    }
 }
 
 impl Default for OpenOptions {
@@ -123,6 +154,7 @@ impl Default for OpenOptions {
             stream_block: 64 << 10,
             sheets_needed: None,
             sheet_needed_named: None,
+            cells_of: None,
         }
     }
 }
@@ -170,6 +202,11 @@ impl OpenOptions {
     /// Sets [`stream_block`](OpenOptions::stream_block) (at least 1 byte).
     pub fn stream_block(mut self, n: usize) -> OpenOptions {
         self.stream_block = n.max(1);
+        self
+    }
+    /// Sets [`cells_of`](OpenOptions::cells_of).
+    pub fn cells_of(mut self, pick: SheetPick) -> OpenOptions {
+        self.cells_of = Some(pick);
         self
     }
     /// Sets [`load_cells`](OpenOptions::load_cells).
