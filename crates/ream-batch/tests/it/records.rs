@@ -120,10 +120,14 @@ fn records_written_to_a_writer_are_the_report_lines() {
     crate::pdf(&d.join("a.pdf"), "A");
     crate::xlsx(&d.join("b.xlsx"), 3);
     let report = dir.join("r.jsonl");
-    run(&[d.clone()], BatchOptions::new().jobs(1), &report);
+    run(
+        std::slice::from_ref(&d),
+        BatchOptions::new().jobs(1),
+        &report,
+    );
     let out = Shared::default();
     let s = ream_batch::run_batch_to(
-        &[d.clone()],
+        std::slice::from_ref(&d),
         &BatchOptions::new().jobs(1),
         &mut ream_batch::NoProgress,
         Box::new(out.clone()),
