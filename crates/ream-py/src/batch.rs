@@ -47,11 +47,12 @@ pub struct BatchIter {
 /// line). `include` / `exclude`: globs as `ream batch --include/--exclude`
 /// (without "/" they match the file name, with "/" the path as given).
 /// `jobs=0`: files at once (0: one per core). `isolate=True` runs each file
-/// in a worker process (this Python running `ream._batch_worker()`), so a
-/// crash or hang is that file's outcome; `timeout` (seconds, 0: none)
-/// limits each file's wall time and implies `isolate` (default with
-/// isolate: 600 s). Files run largest first; records come in the order
-/// files finish, as they finish (a thread runs the batch, the GIL is
+/// in a worker process (this Python running `ream._batch_worker()`, at most
+/// 4 GiB of heap each), so a crash or hang is that file's outcome;
+/// `timeout` (seconds, 0: none) limits each file's wall time and implies
+/// `isolate` (default with isolate: 600 s; a worker's first file also
+/// counts its start-up). Files run largest first; records come in the
+/// order files finish, as they finish (a thread runs the batch, the GIL is
 /// released while waiting for the next record).
 ///
 /// Bad options (a bad glob, a negative timeout) raise ReamError (kind

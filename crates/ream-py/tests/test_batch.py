@@ -59,7 +59,7 @@ def test_crash_and_hang_are_outcomes(tmp_path, monkeypatch):
     (tmp_path / "hang.txt").write_bytes(b"REAM-TEST-HANG")
     (tmp_path / "panic.txt").write_bytes(b"REAM-TEST-PANIC")
     (tmp_path / "ok.pdf").write_bytes(pdf_bytes())
-    recs = {r["path"].rsplit("/", 1)[-1]: r for r in ream.batch(tmp_path, jobs=3, timeout=1)}
+    recs = {r["path"].rsplit("/", 1)[-1]: r for r in ream.batch(tmp_path, jobs=3, timeout=3)}
     assert recs["hang.txt"]["outcome"] == "timeout"
     assert "crashed" in recs["panic.txt"]["outcome"]
     assert recs["ok.pdf"]["outcome"] == "ok"
