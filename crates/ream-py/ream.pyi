@@ -57,7 +57,8 @@ class ReamError(Exception):
     """malformed, unsupported, limit_exceeded, encrypted, usage or io."""
     path: Optional[str]
     part: Optional[str]
-    """The ZIP part (e.g. ``xl/worksheets/sheet1.xml``), when known."""
+    """The ZIP part (e.g. ``xl/worksheets/sheet1.xml``) or the PDF object
+    (``object 12 0``), when known."""
     sheet: Optional[str]
     cell: Optional[str]
     """A1-style cell, when known."""
@@ -214,3 +215,76 @@ def read_excel(
     threads (0: one per core); to read one sheet of a big many-sheet
     workbook, ``ream.open(path).read(sheet)`` streams only that one.
     Missing files raise FileNotFoundError (an OSError)."""
+
+# The other engines: PDF, aggregation (``ream agg``), batch (``ream batch``).
+
+def pdf_info(
+    path: Union[str, "os.PathLike[str]", bytes],
+    *,
+    password: Optional[str] = None,
+    verify_pages: bool = False,
+) -> Dict[str, Any]:
+    """The keys and values of ``ream pdf info --json``: file, bytes, version,
+    pages, pages_verified, encrypted, repaired, objects, info, xmp_bytes,
+    revisions, warnings. ``verify_pages`` walks the page tree instead of
+    trusting /Count. An encrypted PDF raises EncryptedError (ream does not
+    decrypt yet, so ``password`` cannot open one); a broken one
+    MalformedError with ``offset``; the reader's warnings are also issued as
+    ReamWarning."""
+
+def pdf_pages(
+    path: Union[str, "os.PathLike[str]", bytes], *, password: Optional[str] = None
+) -> Table:
+    """One row per page, the columns of ``ream pdf pages``: number (uint64),
+    object (``"12 0"`` or None), media_box and crop_box (four floats or
+    None), rotate (int64)."""
+
+def pdf_set_info(
+    path: Union[str, "os.PathLike[str]"],
+    info: Mapping[str, Optional[str]],
+    *,
+    out: Union[str, "os.PathLike[str]", None] = None,
+    in_place: bool = False,
+) -> Dict[str, Any]:
+    """Sets Info entries (None removes one) in an appended revision, like
+    ``ream pdf update --set-info``: ``out`` writes a new file, ``in_place``
+    appends to ``path``; exactly one of them, else ReamError (kind usage).
+    Returns the dict of ``ream pdf update --json``."""
+
+def aggregate(
+    path: _Path,
+    *,
+    delimiter: str = ";",
+    key_col: int = 0,
+    value_col: int = 1,
+    header: bool = False,
+    threads: int = 0,
+) -> Table:
+    """``ream agg``: columns key, count (uint64), min, mean, max (exact
+    decimal128(38, s), the texts of ``ream agg -f csv``), one row per key,
+    keys sorted by bytes. A bad delimiter or column raises ReamError (kind
+    usage); a bad row MalformedError naming its line, with ``offset``."""
+
+class BatchIter(Iterator[Dict[str, Any]]):
+    """The records of ``ream.batch``, as files finish."""
+
+    def __iter__(self) -> "BatchIter": ...
+    def __next__(self) -> Dict[str, Any]: ...
+
+def batch(
+    paths: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    *,
+    jobs: int = 0,
+    isolate: bool = False,
+    timeout: Optional[float] = None,
+    include: Optional[Sequence[str]] = None,
+    exclude: Optional[Sequence[str]] = None,
+) -> BatchIter:
+    """``ream batch``: one dict per file (the keys and values of its JSON
+    Lines record), streamed as files finish. Paths are files, directories
+    (walked) and ``@LISTFILE``s; ``include``/``exclude`` globs as the CLI's.
+    ``jobs=0``: one per core. ``isolate`` runs files in worker processes;
+    ``timeout`` (seconds, implies isolate) limits each file."""
+
+def _batch_worker() -> None:
+    """The worker process of ``batch(isolate=True)``; not for direct use."""

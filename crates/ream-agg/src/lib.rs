@@ -100,7 +100,7 @@ pub use error::{AggError, BadRow, ErrorKind, Problem};
 pub use options::{
     AggOptions, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_KEY_BYTES, DEFAULT_MAX_KEY_MEMORY,
     KEY_OVERHEAD_BYTES, MAX_MAX_KEY_BYTES, MAX_MAX_KEY_MEMORY, MAX_THREADS, MIN_MAX_KEY_MEMORY,
-    REPORTED_BAD_ROWS,
+    REPORTED_BAD_ROWS, parse_delimiter,
 };
 pub use output::{Aggregate, KeyStats, MEAN_EXTRA_DECIMALS, mean_tenths};
 pub use stream::MAX_STREAM_LINE;

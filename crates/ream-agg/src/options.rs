@@ -159,3 +159,18 @@ impl AggOptions {
         Ok(())
     }
 }
+
+/// Parses a delimiter as `ream agg --delimiter` takes it: one ASCII
+/// character other than a line break, or `\t` / `tab` for a tab. The
+/// error says what was wrong.
+pub fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s {
+        "\\t" | "tab" => Ok(b'\t'),
+        _ => match s.as_bytes() {
+            [b] if b.is_ascii() && !matches!(b, b'\n' | b'\r') => Ok(*b),
+            _ => Err(format!(
+                "{s:?} is not one ASCII character (use \\t or tab for a tab)"
+            )),
+        },
+    }
+}

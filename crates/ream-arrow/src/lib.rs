@@ -5,6 +5,9 @@
 //! batches of at most `batch_rows` rows, in the memory of one batch when the
 //! workbook was opened without loading cells.
 //!
+//! [`aggregate_batch`] and [`pages_batch`] do the same for an aggregation
+//! result (`ream agg`) and a PDF's page listing (`ream pdf pages`).
+//!
 //! Types are inferred over every data row (or the first
 //! [`ReadOptions::infer_rows`]):
 //! - numbers: `int64` when every number is integral and within ±2^63,
@@ -31,6 +34,7 @@ mod convert;
 mod error;
 mod infer;
 mod options;
+mod pdf;
 mod plan;
 mod read;
 mod source;
@@ -43,6 +47,7 @@ pub use error::Error;
 pub use options::{
     ColumnSel, DType, ErrorsAs, MAX_COL, OnError, ReadOptions, col_index, parse_columns,
 };
+pub use pdf::pages_batch;
 pub use read::{read_sheet, read_sheets};
 pub use warning::Warning;
 

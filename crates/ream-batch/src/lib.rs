@@ -109,6 +109,35 @@ pub fn run_batch(
     opts: &BatchOptions,
     progress: &mut dyn Progress,
 ) -> Result<BatchSummary> {
+    run(inputs, opts, progress, None)
+}
+
+/// [`run_batch`] writing the records to `out` instead of a file or
+/// standard output: whole lines, each write ending at a line end and
+/// followed by a flush, as soon as the collector has them. A write error
+/// (for example a closed consumer) stops the batch and is returned as
+/// [`BatchError::Io`] naming `<writer>`. [`BatchOptions::report`] (and so
+/// `resume`) must be unset: a usage error otherwise.
+pub fn run_batch_to(
+    inputs: &[PathBuf],
+    opts: &BatchOptions,
+    progress: &mut dyn Progress,
+    out: Box<dyn std::io::Write>,
+) -> Result<BatchSummary> {
+    if opts.report.is_some() {
+        return Err(BatchError::Usage(
+            "a batch writing its records to a writer cannot also have a report file".into(),
+        ));
+    }
+    run(inputs, opts, progress, Some(out))
+}
+
+fn run(
+    inputs: &[PathBuf],
+    opts: &BatchOptions,
+    progress: &mut dyn Progress,
+    writer: Option<Box<dyn std::io::Write>>,
+) -> Result<BatchSummary> {
     if opts.resume && opts.report.is_none() {
         return Err(BatchError::Usage(
             "resume needs a report file to read back and append to".into(),
@@ -134,7 +163,10 @@ pub fn run_batch(
             let (r, keys, id) = report::Report::open(p, opts.resume)?;
             (r, keys, Some(id))
         }
-        None => (report::Report::stdout(), Default::default(), None),
+        None => match writer {
+            Some(w) => (report::Report::writer(w), Default::default(), None),
+            None => (report::Report::stdout(), Default::default(), None),
+        },
     };
     let mut found = inputs::collect(inputs, &filters, opts.follow_links, skip)?;
     if found.jobs.is_empty() {

@@ -50,6 +50,14 @@ impl Report {
         }
     }
 
+    /// Any writer (named `<writer>` in errors).
+    pub(crate) fn writer(out: Box<dyn Write>) -> Report {
+        Report {
+            out,
+            name: PathBuf::from("<writer>"),
+        }
+    }
+
     /// Creates (truncates) `path`, or with `resume` reads the files it
     /// already records, cuts off a partial last line and appends. Returns
     /// the report, the recorded files and the file's identity (so a walk

@@ -55,7 +55,7 @@ pub struct Args {
     pub chunk_bytes: usize,
     /// Field delimiter: one ASCII character, or `\t` / `tab`. With any
     /// delimiter but `;` fields follow RFC 4180 quoting (`"Rome, IT",12.5`).
-    #[arg(short, long, value_name = "C", default_value = ";", value_parser = parse_delimiter)]
+    #[arg(short, long, value_name = "C", default_value = ";", value_parser = ream_agg::parse_delimiter)]
     pub delimiter: u8,
     /// 0-based field holding the key.
     #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true,
@@ -142,19 +142,6 @@ fn parse_size(s: &str) -> Result<usize, String> {
         return Err(format!("{s} is not in {range}"));
     }
     usize::try_from(bytes).map_err(|_| format!("{s} is not in {range}"))
-}
-
-/// Parses `--delimiter`.
-fn parse_delimiter(s: &str) -> Result<u8, String> {
-    match s {
-        "\\t" | "tab" => Ok(b'\t'),
-        _ => match s.as_bytes() {
-            [b] if b.is_ascii() && !matches!(b, b'\n' | b'\r') => Ok(*b),
-            _ => Err(format!(
-                "{s:?} is not one ASCII character (use \\t or tab for a tab)"
-            )),
-        },
-    }
 }
 
 /// Runs `ream agg`.

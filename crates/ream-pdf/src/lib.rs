@@ -33,6 +33,7 @@ mod options;
 mod pages;
 mod parser;
 mod reader;
+pub mod report;
 mod revisions;
 mod syntax;
 mod text;
@@ -49,6 +50,7 @@ pub use pages::{Page, Rect};
 /// Copy methods reported by [`UpdateReport`].
 pub use ream_io::fs::CopyMethod;
 pub use ream_io::{ErrorKind, IoCounters, SourceKind, SourceOptions};
+pub use report::InfoReport;
 pub use revisions::Revision;
 pub use text::decode_text;
 pub use write::{RewriteOptions, RewriteReport, Update, UpdateReport};

@@ -74,11 +74,45 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// input): the class of its kind (an `OSError` for I/O), with `kind`,
 /// `path`, `part`, `sheet`, `cell` and `offset` set.
 pub fn to_py(py: Python<'_>, e: &ream::sheet::Error, path: Option<&str>) -> PyErr {
-    let msg = match path {
-        Some(p) => format!("{p}: {e}"),
-        None => e.to_string(),
+    let cell = e.cell().map(|(r, c)| cell_name(r, c));
+    located(
+        py,
+        e.kind(),
+        &e.to_string(),
+        Location {
+            path,
+            part: e.part(),
+            sheet: e.sheet(),
+            cell: cell.as_deref(),
+            offset: e.offset(),
+        },
+    )
+}
+
+/// Where an error happened, as the exception attributes give it; `None`
+/// where not known.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Location<'a> {
+    /// The file.
+    pub path: Option<&'a str>,
+    /// The part of the file: a ZIP member, or a PDF object (`object 12 0`).
+    pub part: Option<&'a str>,
+    /// The sheet.
+    pub sheet: Option<&'a str>,
+    /// The cell, A1 style.
+    pub cell: Option<&'a str>,
+    /// The byte offset.
+    pub offset: Option<u64>,
+}
+
+/// The Python exception of error kind `kind` with `message` (prefixed
+/// with the path when there is one) and the attributes of `at`.
+pub fn located(py: Python<'_>, kind: ErrorKind, message: &str, at: Location<'_>) -> PyErr {
+    let msg = match at.path {
+        Some(p) => format!("{p}: {message}"),
+        None => message.to_string(),
     };
-    let err = match e.kind() {
+    let err = match kind {
         ErrorKind::Io => PyOSError::new_err(msg),
         ErrorKind::Malformed => MalformedError::new_err(msg),
         ErrorKind::LimitExceeded => LimitExceededError::new_err(msg),
@@ -86,26 +120,24 @@ pub fn to_py(py: Python<'_>, e: &ream::sheet::Error, path: Option<&str>) -> PyEr
         ErrorKind::Encrypted => EncryptedError::new_err(msg),
         ErrorKind::Usage => ReamError::new_err(msg),
     };
-    let cell = e.cell().map(|(r, c)| cell_name(r, c));
     let value = err.value(py);
     let attrs: [(&str, Option<Py<PyAny>>); 6] = [
         (
             "kind",
             Some(
-                e.kind()
-                    .as_str()
+                kind.as_str()
                     .into_pyobject(py)
                     .map(|s| s.into_any().unbind())
                     .unwrap_or_else(|_| py.None()),
             ),
         ),
-        ("path", path.map(|p| str_obj(py, p))),
-        ("part", e.part().map(|p| str_obj(py, p))),
-        ("sheet", e.sheet().map(|s| str_obj(py, s))),
-        ("cell", cell.as_deref().map(|c| str_obj(py, c))),
+        ("path", at.path.map(|p| str_obj(py, p))),
+        ("part", at.part.map(|p| str_obj(py, p))),
+        ("sheet", at.sheet.map(|s| str_obj(py, s))),
+        ("cell", at.cell.map(|c| str_obj(py, c))),
         (
             "offset",
-            e.offset()
+            at.offset
                 .and_then(|o| o.into_pyobject(py).ok())
                 .map(|o| o.into_any().unbind()),
         ),
@@ -163,6 +195,16 @@ pub fn warn_all(py: Python<'_>, warnings: &[Warning]) -> PyResult<()> {
             _ => py.get_type::<ReamWarning>(),
         };
         let text = CString::new(w.to_string().replace('\0', " ")).unwrap_or_default();
+        PyErr::warn(py, category.as_any(), &text, 1)?;
+    }
+    Ok(())
+}
+
+/// Issues each of `texts` as a [`ReamWarning`].
+pub fn warn_texts(py: Python<'_>, texts: &[String]) -> PyResult<()> {
+    let category = py.get_type::<ReamWarning>();
+    for t in texts {
+        let text = CString::new(t.replace('\0', " ")).unwrap_or_default();
         PyErr::warn(py, category.as_any(), &text, 1)?;
     }
     Ok(())

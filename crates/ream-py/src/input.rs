@@ -74,9 +74,16 @@ impl Source {
 /// Maps (or reads) the file at `p`; a directory fails as `EISDIR` (the
 /// map of a directory would fail with a less telling error).
 fn open_file(p: &std::path::Path, mode: MapMode) -> std::io::Result<Bytes> {
+    check_file(p)?;
+    Bytes::open(p, mode)
+}
+
+/// Checks that `p` exists and is not a directory: the `io::Error` to
+/// raise (ENOENT, EISDIR, EACCES, ...) before an engine opens it.
+pub fn check_file(p: &std::path::Path) -> std::io::Result<()> {
     if std::fs::metadata(p)?.is_dir() {
         // EISDIR (21 on Linux and macOS), so errno and strerror are set.
         return Err(std::io::Error::from_raw_os_error(21));
     }
-    Bytes::open(p, mode)
+    Ok(())
 }

@@ -4,11 +4,18 @@
 //! Arrow PyCapsule interface, so pyarrow, polars, pandas and duckdb take
 //! them without copying and without ream importing any of them). The GIL
 //! is released while workbooks are parsed and converted.
+//!
+//! The other engines: PDFs ([`pdf`]: info, pages, Info updates),
+//! aggregation ([`aggregate`], `ream agg`) and batches ([`batch`],
+//! `ream batch`, records streamed as dicts).
 
+mod aggregate;
+mod batch;
 mod capsule;
 mod errors;
 mod input;
 mod options;
+mod pdf;
 mod read;
 mod table;
 mod workbook;
@@ -27,5 +34,12 @@ fn ream_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<workbook::BatchReader>()?;
     m.add_function(wrap_pyfunction!(read::read_excel, m)?)?;
     m.add_function(wrap_pyfunction!(workbook::open, m)?)?;
+    m.add_class::<batch::BatchIter>()?;
+    m.add_function(wrap_pyfunction!(pdf::pdf_info, m)?)?;
+    m.add_function(wrap_pyfunction!(pdf::pdf_pages, m)?)?;
+    m.add_function(wrap_pyfunction!(pdf::pdf_set_info, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate::aggregate, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::_batch_worker, m)?)?;
     Ok(())
 }

@@ -97,3 +97,63 @@ fn warning_texts_are_bounded_normalised_and_shared() {
     assert_eq!(a.warnings.len(), MAX_WARNINGS);
     assert!(Arc::ptr_eq(&a.warnings[1], &b.warnings[1]), "interned");
 }
+
+/// A writer that keeps what it is given.
+#[derive(Clone, Default)]
+struct Shared(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn records_written_to_a_writer_are_the_report_lines() {
+    let dir = temp_dir("records-writer");
+    let d = dir.join("in");
+    std::fs::create_dir_all(&d).unwrap();
+    crate::pdf(&d.join("a.pdf"), "A");
+    crate::xlsx(&d.join("b.xlsx"), 3);
+    let report = dir.join("r.jsonl");
+    run(
+        std::slice::from_ref(&d),
+        BatchOptions::new().jobs(1),
+        &report,
+    );
+    let out = Shared::default();
+    let s = ream_batch::run_batch_to(
+        std::slice::from_ref(&d),
+        &BatchOptions::new().jobs(1),
+        &mut ream_batch::NoProgress,
+        Box::new(out.clone()),
+    )
+    .unwrap();
+    assert_eq!(s.total().files, 2);
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let mut got: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut want = records(&report);
+    // Everything but the timing is the same.
+    for r in got.iter_mut().chain(want.iter_mut()) {
+        r["elapsed_ms"] = Value::Null;
+    }
+    got.sort_by_key(|r| r["path"].to_string());
+    want.sort_by_key(|r| r["path"].to_string());
+    assert_eq!(got, want);
+    // A report file and a writer together are a usage error.
+    let e = ream_batch::run_batch_to(
+        &[d],
+        &BatchOptions::new().report(&report),
+        &mut ream_batch::NoProgress,
+        Box::new(out),
+    )
+    .unwrap_err();
+    assert!(matches!(e, ream_batch::BatchError::Usage(_)), "{e}");
+}

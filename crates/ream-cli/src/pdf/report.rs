@@ -1,36 +1,10 @@
 //! `info`, `pages`, `revisions` and `check` output.
 
 use anyhow::Result;
-use ream_pdf::{ErrorKind, InfoValue, ObjRef, Object, Pdf, Warning};
+use ream_pdf::{ErrorKind, InfoReport, ObjRef, Object, Pdf};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
-
-fn info_json(v: &InfoValue) -> Value {
-    match v {
-        InfoValue::Text(s) | InfoValue::Other(s) => json!(s),
-        InfoValue::Name(n) => json!(format!("/{n}")),
-        InfoValue::Bool(b) => json!(b),
-        InfoValue::Int(i) => json!(i),
-        InfoValue::Real(r) => json!(r),
-    }
-}
-
-fn warnings_json(w: &[Warning]) -> Value {
-    Value::Array(w.iter().map(|w| json!(w.to_string())).collect())
-}
-
-fn revisions_json(pdf: &Pdf) -> Value {
-    Value::Array(
-        pdf.revisions()
-            .iter()
-            .map(|r| {
-                json!({"number": r.number, "xref_offset": r.xref_offset, "kind": r.kind.as_str(),
-                       "start": r.start, "size": r.size(), "objects": r.objects})
-            })
-            .collect(),
-    )
-}
 
 /// `ream pdf info`.
 pub fn info(
@@ -40,45 +14,14 @@ pub fn info(
     verify: bool,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let pages = if verify {
-        pdf.pages().map(|p| p.len() as u64)
-    } else {
-        pdf.page_count()
-    };
-    let info = pdf.info();
-    let xmp = if pdf.is_encrypted() {
-        Ok(None)
-    } else {
-        pdf.xmp()
-    };
-    let pages_v = match &pages {
-        Ok(n) => json!(n),
-        Err(_) => Value::Null,
-    };
-    let info_v = match &info {
-        Ok(i) => Value::Object(i.iter().map(|(k, v)| (k.clone(), info_json(v))).collect()),
-        Err(_) => Value::Null,
-    };
+    let rep = InfoReport::new(pdf, verify);
     if as_json {
-        let doc = json!({
-            "file": file.display().to_string(),
-            "bytes": pdf.len(),
-            "version": pdf.version(),
-            "pages": pages_v,
-            "pages_verified": verify,
-            "encrypted": pdf.is_encrypted(),
-            "repaired": pdf.was_repaired(),
-            "objects": pdf.object_numbers().len(),
-            "info": info_v,
-            "xmp_bytes": xmp.as_ref().ok().and_then(|x| x.as_ref().map(Vec::len)),
-            "revisions": revisions_json(pdf),
-            "warnings": warnings_json(&pdf.warnings()),
-        });
+        let doc = rep.to_json(pdf, &file.display().to_string());
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         writeln!(out, "file:       {}", file.display())?;
         writeln!(out, "version:    {}", pdf.version())?;
-        match &pages {
+        match &rep.pages {
             Ok(n) => writeln!(
                 out,
                 "pages:      {n}{}",
@@ -89,19 +32,19 @@ pub fn info(
         writeln!(out, "encrypted:  {}", pdf.is_encrypted())?;
         writeln!(out, "objects:    {}", pdf.object_numbers().len())?;
         writeln!(out, "revisions:  {}", pdf.revisions().len())?;
-        if let Ok(i) = &info {
+        if let Ok(i) = &rep.info {
             for (k, v) in i {
                 writeln!(out, "info.{k}: {v}")?;
             }
         }
-        if let Ok(Some(x)) = &xmp {
+        if let Ok(Some(x)) = &rep.xmp {
             writeln!(out, "xmp:        {} bytes", x.len())?;
         }
         for w in pdf.warnings() {
             writeln!(out, "warning:    {w}")?;
         }
     }
-    if let Err(e) = pages
+    if let Err(e) = rep.pages
         && e.kind() != ErrorKind::Encrypted
     {
         return Err(e.into());

@@ -13,10 +13,8 @@ fn parse_set(s: &str) -> Result<(String, Option<String>)> {
     let (k, v) = s
         .split_once('=')
         .ok_or_else(|| UsageError(format!("--set-info {s:?}: use Key=Value")))?;
-    let k = k.trim().trim_start_matches('/');
-    if k.is_empty() || k.bytes().any(|b| b.is_ascii_whitespace()) {
-        return Err(UsageError(format!("--set-info {s:?}: bad key")).into());
-    }
+    let k = ream_pdf::report::info_key(k)
+        .ok_or_else(|| UsageError(format!("--set-info {s:?}: bad key")))?;
     Ok((k.to_string(), (!v.is_empty()).then(|| v.to_string())))
 }
 
@@ -60,16 +58,7 @@ pub fn update(pdf: &Pdf, a: &UpdateArgs, out: &mut dyn Write) -> Result<()> {
         None => "appended in place".to_string(),
     };
     if a.json {
-        let v = json!({
-            "file": rep.path.display().to_string(),
-            "original_bytes": rep.original_len,
-            "appended_bytes": rep.appended,
-            "objects": rep.objects,
-            "xref": rep.xref_kind.as_str(),
-            "in_place": rep.in_place,
-            "copy": rep.copy.map(|m| m.as_str()),
-            "seconds": secs,
-        });
+        let v = ream_pdf::report::update_json(&rep, secs);
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
         writeln!(
