@@ -216,7 +216,7 @@ mod tests {
             let want = exact_i64_slow(x.round());
             assert_eq!(round_i64(x), want, "{x}");
         }
-        for x in [3.0, 3.5, -7.0, 1e19, f64::NAN, -9.223372036854775808e18] {
+        for x in [3.0, 3.5, -7.0, 1e19, f64::NAN, -I64_BOUND] {
             assert_eq!(exact_i64(x), exact_i64_slow(x), "{x}");
         }
     }
