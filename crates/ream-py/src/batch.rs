@@ -1,6 +1,7 @@
 //! `ream.batch`: the batch engine (`ream batch`), its JSON Lines records
 //! streamed to Python as dicts while the batch runs.
 
+use crate::channel::Inbox;
 use crate::errors;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -9,8 +10,7 @@ use ream_batch::{BatchError, BatchOptions, BatchSummary, NoProgress};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{SyncSender, sync_channel};
 use std::time::Duration;
 
 /// Environment variable that enables ream-batch's test-only `REAM-TEST-*`
@@ -33,7 +33,7 @@ enum Msg {
 /// batch at its next record.
 #[pyclass(module = "ream", frozen)]
 pub struct BatchIter {
-    rx: Mutex<Option<Receiver<Msg>>>,
+    inbox: Inbox<Msg>,
 }
 
 /// Analyses many files like `ream batch` and yields one dict per file, with
@@ -96,7 +96,7 @@ pub fn batch(
         })
         .map_err(|e| errors::usage(py, format!("starting the batch thread: {e}")))?;
     Ok(BatchIter {
-        rx: Mutex::new(Some(rx)),
+        inbox: Inbox::new(rx),
     })
 }
 
@@ -106,21 +106,7 @@ impl BatchIter {
         slf
     }
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let msg = {
-            let mut guard = self
-                .rx
-                .lock()
-                .map_err(|_| errors::usage(py, "the batch iterator was poisoned"))?;
-            let Some(rx) = guard.as_mut() else {
-                return Ok(None);
-            };
-            let msg = py.detach(move || rx.recv().ok());
-            if !matches!(msg, Some(Msg::Record(_))) {
-                *guard = None;
-            }
-            msg
-        };
-        match msg {
+        match self.inbox.recv(py, |m| !matches!(m, Msg::Record(_)))? {
             Some(Msg::Record(line)) => {
                 let text = String::from_utf8_lossy(&line).into_owned();
                 py.import("json")?.call_method1("loads", (text,)).map(Some)

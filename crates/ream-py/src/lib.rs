@@ -12,6 +12,7 @@
 mod aggregate;
 mod batch;
 mod capsule;
+mod channel;
 mod errors;
 mod input;
 mod options;

@@ -1,6 +1,7 @@
 //! `ream.open`, `ream.Workbook` and the batch iterator of
 //! `Workbook.iter_batches`.
 
+use crate::channel::Inbox;
 use crate::errors;
 use crate::input::Source;
 use crate::options::read_options;
@@ -13,8 +14,8 @@ use pyo3::types::{PyDict, PyList};
 use ream::sheet::OpenOptions;
 use ream_arrow::{ReadOptions, Warning, iter_batches};
 use ream_batch::SheetSummary;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::mpsc::{SyncSender, sync_channel};
 
 /// Opens the workbook at `path` (str, os.PathLike, bytes or a binary file
 /// object) without parsing its sheets: `read` and `iter_batches` stream the
@@ -156,7 +157,7 @@ enum Msg {
 /// memory). Dropping the iterator stops the thread at its next batch.
 #[pyclass(module = "ream", frozen)]
 pub struct BatchReader {
-    rx: Mutex<Option<Receiver<Msg>>>,
+    inbox: Inbox<Msg>,
     path: Option<String>,
 }
 
@@ -177,7 +178,7 @@ impl BatchReader {
             .spawn(move || stream(&wb, sheet, &opts, batch_rows, &tx))
             .map_err(|e| errors::usage(py, format!("starting the batch thread: {e}")))?;
         let reader = BatchReader {
-            rx: Mutex::new(Some(rx)),
+            inbox: Inbox::new(rx),
             path,
         };
         match reader.recv(py)? {
@@ -193,18 +194,8 @@ impl BatchReader {
 
     /// The next message, or None once the stream is over.
     fn recv(&self, py: Python<'_>) -> PyResult<Option<Msg>> {
-        let mut guard = self
-            .rx
-            .lock()
-            .map_err(|_| errors::usage(py, "the batch iterator was poisoned"))?;
-        let Some(rx) = guard.as_mut() else {
-            return Ok(None);
-        };
-        let msg = py.detach(move || rx.recv().ok());
-        if matches!(msg, None | Some(Msg::Done(_)) | Some(Msg::Error(_))) {
-            *guard = None;
-        }
-        Ok(msg)
+        self.inbox
+            .recv(py, |m| matches!(m, Msg::Done(_) | Msg::Error(_)))
     }
 }
 
