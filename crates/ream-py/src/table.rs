@@ -67,9 +67,16 @@ impl Table {
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         capsule::schema_capsule(py, &self.inner.schema)
     }
-    /// A `pyarrow.Table` (imports pyarrow).
+    /// A `pyarrow.Table` (imports pyarrow, and not pandas: read through
+    /// `pyarrow.RecordBatchReader.from_stream`, pyarrow 15+, where
+    /// `pyarrow.table(t)` would first import pandas to rule out a
+    /// DataFrame; older pyarrow goes through `pyarrow.table`).
     fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        slf.py().import("pyarrow")?.call_method1("table", (slf,))
+        let pa = slf.py().import("pyarrow")?;
+        match pa.getattr("RecordBatchReader")?.getattr("from_stream") {
+            Ok(from_stream) => from_stream.call1((slf,))?.call_method0("read_all"),
+            Err(_) => pa.call_method1("table", (slf,)),
+        }
     }
     /// A `polars.DataFrame` (imports polars; no pyarrow needed).
     fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
