@@ -22,9 +22,9 @@ start-up and the imports count on every side. Engines (--engines):
 Each engine runs once untimed (warm-up: page cache, .pyc), then --runs
 rounds, each round running every engine once in a rotating order so that
 background load hits them alike. The report, Markdown on stdout: median
-and range of wall time, median peak RSS (the child's ru_maxrss from
-wait4), the rows each engine saw, and the time ratio to `ream`; then the
-issue-22 acceptance lines (fastexcel / ream >= 5 on many, >= 4 on giant;
+and range of wall time, median peak RSS (the child's VmHWM; its
+ru_maxrss from wait4 where /proc is missing), the rows each engine saw,
+and the time ratio to `ream`; then the issue-22 acceptance lines (fastexcel / ream >= 5 on many, >= 4 on giant;
 ream-stream peak RSS <= 150 MB on giant) and the versions of Python and of
 each package (importlib.metadata; the parent imports none of them).
 An engine that fails shows its error in the notes instead of stopping the
@@ -78,6 +78,15 @@ for s in wb.sheet_names:
 print(n)
 """,
 }
+# Appended to every engine: the child's own peak RSS in KiB (VmHWM starts
+# afresh at exec; ru_maxrss from wait4 would also count the forking
+# parent's size), "-" where /proc is missing.
+PEAK = """
+try:
+    print([l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM:")][0])
+except (OSError, IndexError):
+    print("-")
+"""
 PACKAGES = ["ream", "pyarrow", "fastexcel", "polars", "pandas", "python-calamine"]
 # Issue 22's acceptance: fastexcel time / ream time at least this.
 TARGETS = {"many": 5.0, "giant": 4.0}
@@ -86,11 +95,12 @@ STREAM_RSS_MB = 150
 
 def run_child(python, engine, path, timeout):
     """(wall s, peak RSS MB, rows, error) of one child: its output goes to
-    temporary files, and it is reaped with wait4 for its own ru_maxrss."""
+    temporary files; it prints its rows and its VmHWM, and is reaped with
+    wait4 (ru_maxrss as the fallback)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            [python, "-c", ENGINES[engine], str(path)], stdin=subprocess.DEVNULL, stdout=out, stderr=err
+            [python, "-c", ENGINES[engine] + PEAK, str(path)], stdin=subprocess.DEVNULL, stdout=out, stderr=err
         )
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -106,13 +116,16 @@ def run_child(python, engine, path, timeout):
         out.seek(0)
         err.seek(0)
         text, errors = out.read(), err.read()
-    rss_mb = usage.ru_maxrss / 1024  # KiB on Linux
+    rss_mb = usage.ru_maxrss / 1024  # KiB on Linux; an upper bound
     if proc.returncode != 0:
         lines = errors.decode(errors="replace").strip().splitlines()
         return wall, rss_mb, None, f"exit {proc.returncode}: {lines[-1] if lines else ''}"
     try:
-        rows = int(text.split()[-1])
-    except (IndexError, ValueError):
+        *_, rows, hwm = text.split()
+        rows = int(rows)
+        if hwm != b"-":
+            rss_mb = int(hwm) / 1024
+    except ValueError:
         return wall, rss_mb, None, f"unexpected output {text[:80]!r}"
     return wall, rss_mb, rows, None
 

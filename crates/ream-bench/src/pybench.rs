@@ -3,9 +3,9 @@
 //!
 //! The measuring is done by `scripts/py_bench.py` (embedded here, run with
 //! the interpreter of `--python`): one warm-up and `--runs` interleaved
-//! rounds per engine, medians, peak RSS from `wait4`, the rows each engine
-//! saw, time ratios to `ream`, the issue-22 acceptance lines and the
-//! package versions, as Markdown on stdout. This command generates the
+//! rounds per engine, medians, the child's peak RSS (VmHWM), the rows
+//! each engine saw, time ratios to `ream`, the issue-22 acceptance lines
+//! and the package versions, as Markdown on stdout. This command generates the
 //! missing datasets first (`many` and `giant` by default).
 
 use crate::datagen;
