@@ -19,7 +19,13 @@ Read options (``read_excel``, ``Workbook.read``, ``Workbook.iter_batches``):
   in the order wanted. Unknown ones raise ReamError.
 - ``dtypes`` (default None): ``{"column": type}`` overriding the inferred
   type; types: ``"string"``, ``"int64"``, ``"float64"``, ``"bool"``,
-  ``"date"``, ``"datetime"``, ``"duration"`` (and ``"null"``).
+  ``"date"``, ``"datetime"``, ``"duration"`` (and ``"null"``). Text cells
+  convert too: number text into int64/float64, ``true``/``false`` into
+  bool, ISO 8601 text into date (``2024-01-31``, at midnight) and datetime
+  (``2024-01-31T10:20:30``, ``2024-01-31 10:20:30.5``; a trailing ``Z`` is
+  dropped, other UTC offsets are not taken), and ``[-]h:mm:ss[.f]`` text
+  into duration (``36:00:00``, ``-1:30:00``). Numbers convert into date and
+  datetime as Excel date serials and into duration as days.
 - ``infer_rows`` (default None: every row): infer the types from the first
   N data rows only; a later value that does not fit raises ReamError naming
   the cell.

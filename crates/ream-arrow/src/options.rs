@@ -205,9 +205,15 @@ pub struct ReadOptions {
     ///   integer text (trimmed);
     /// - `float64`: numbers, date serials, number text (trimmed);
     /// - `bool`: booleans, text `true`/`false` (any case);
-    /// - `date`: dates at midnight, plain numbers read as date serials;
-    /// - `datetime`: dates and date-times, plain numbers as date serials;
-    /// - `duration`: durations, times of day, plain numbers as days;
+    /// - `date`: dates at midnight, plain numbers read as date serials,
+    ///   ISO 8601 text at midnight (`2024-01-31`);
+    /// - `datetime`: dates and date-times, plain numbers as date serials,
+    ///   ISO 8601 text (`2024-01-31`, `2024-01-31T10:20:30`,
+    ///   `2024-01-31 10:20:30.5`; seconds optional, a fraction of up to 9
+    ///   digits rounded to the millisecond, a trailing `Z` accepted and
+    ///   dropped, other UTC offsets not taken);
+    /// - `duration`: durations, times of day, plain numbers as days, text
+    ///   `[-]h:mm:ss[.f]` (`36:00:00`, `06:00:00.5`, `-1:30:00`);
     /// - `null`: nothing but empty cells.
     ///
     /// Any other value follows [`on_error`](Self::on_error).

@@ -76,6 +76,21 @@
 //!   and 100 big files (`batchgen`), normal mode beside seed 003's
 //!   interning-on-the-worker mistake; see `batchbench`.
 //!
+//! * `ream-bench py [--python PATH] [--datasets many,giant] [--runs 3]
+//!   [--engines fastexcel,polars,pandas,ream,ream-pa-table,ream-stream]
+//!   [--scale F]`: ream from Python (`[pyarrow.table(v) for v in
+//!   ream.read_excel(f, sheet=None).values()]`; the same with
+//!   `v.to_arrow()`, which skips the pandas import `pyarrow.table` does;
+//!   `iter_batches` on giant) beside fastexcel
+//!   (`load_sheet(n).to_arrow()` of every sheet), polars
+//!   `read_excel(sheet_id=0)` and pandas `read_excel(sheet_name=None,
+//!   engine="calamine")`, each run a whole `python -c` process (start-up
+//!   and imports included), interleaved; medians, peak RSS, ratios to
+//!   ream, the issue-22 acceptance and the package versions as Markdown.
+//!   The interpreter given must have those packages (`pip install
+//!   ./crates/ream-py fastexcel polars pandas python-calamine pyarrow`);
+//!   see `pybench` and `scripts/py_bench.py`.
+//!
 //! * `ream-bench calibrate [--rounds 3] [--threads N]`: a compute loop, a
 //!   memory copy and page faults, each alone and N at once (`calibrate`),
 //!   to tell what the machine's cores share from what ream does.
@@ -99,6 +114,7 @@ mod odsgen;
 mod pdfbench;
 mod pdfgen;
 mod prng;
+mod pybench;
 mod report;
 mod xlsx;
 
@@ -185,6 +201,11 @@ enum Cmd {
     /// Batch dispatcher (issue 6): 20,000 small + 100 big mixed files,
     /// normal vs interning on the worker path (seed 003's mistake).
     Batch(batchbench::Args),
+    /// ream from Python beside fastexcel, polars and pandas (calamine) on
+    /// many and giant: whole `python -c` processes, medians, peak RSS,
+    /// ratios to ream, package versions (Markdown). Needs an interpreter
+    /// with those packages and ream installed (--python).
+    Py(pybench::Args),
     /// What a second busy core costs here: compute, memory copy and page
     /// faults, alone and N at once.
     Calibrate(calibrate::Args),
@@ -315,6 +336,7 @@ fn main() -> Result<()> {
         Cmd::Batch(a) => batchbench::run(&a),
         Cmd::Agg(a) => aggbench::run(&a),
         Cmd::Calibrate(a) => calibrate::run(&a),
+        Cmd::Py(a) => pybench::run(&a),
         Cmd::Measure {
             engine,
             threads,
@@ -348,6 +370,24 @@ mod tests {
         );
         assert!(parse_engines("nope").is_err());
         assert!(parse_engines(",").is_err());
+    }
+
+    #[test]
+    fn py_flags_parse() {
+        let cli = Cli::try_parse_from([
+            "ream-bench",
+            "py",
+            "--python",
+            "/venv/bin/python",
+            "--runs",
+            "2",
+        ])
+        .unwrap();
+        let Cmd::Py(a) = cli.cmd else {
+            panic!("not py");
+        };
+        assert_eq!(a.python, PathBuf::from("/venv/bin/python"));
+        assert_eq!((a.runs, a.datasets.as_str()), (2, "many,giant"));
     }
 
     #[test]

@@ -56,7 +56,9 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SheetArg {
 /// Options (keyword only): header_row=0 (None: column_0, column_1, ...),
 /// skip_rows=0, n_rows=None (all), columns=None (all; "A:C,F" or a list
 /// of names and 0-based indices), dtypes=None ({"col": "string" | "int64"
-/// | "float64" | "bool" | "date" | "datetime" | "duration"}),
+/// | "float64" | "bool" | "date" | "datetime" | "duration"}; text converts
+/// too: number text, true/false, ISO 8601 dates and date-times such as
+/// "2024-01-31 10:20:30.5", durations "[-]h:mm:ss[.f]"),
 /// infer_rows=None (types from every row), on_error="raise" ("null":
 /// values that do not fit their dtype become null, with a ReamWarning),
 /// errors_as="null" (error cells null with a ReamWarning; "string": their

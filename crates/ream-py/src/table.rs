@@ -67,19 +67,15 @@ impl Table {
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         capsule::schema_capsule(py, &self.inner.schema)
     }
-    /// A `pyarrow.Table`, zero-copy (imports pyarrow only). Read through
-    /// `pyarrow.RecordBatchReader.from_stream` where pyarrow has it (15+):
-    /// `pyarrow.table(t)` gives the same table but first imports pandas
-    /// when it is installed (about 0.3 s).
+    /// A `pyarrow.Table` (imports pyarrow, and not pandas: read through
+    /// `pyarrow.RecordBatchReader.from_stream`, pyarrow 15+, where
+    /// `pyarrow.table(t)` would first import pandas to rule out a
+    /// DataFrame; older pyarrow goes through `pyarrow.table`).
     fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let pa = slf.py().import("pyarrow")?;
-        let reader = pa.getattr("RecordBatchReader")?;
-        if reader.hasattr("from_stream")? {
-            reader
-                .call_method1("from_stream", (slf,))?
-                .call_method0("read_all")
-        } else {
-            pa.call_method1("table", (slf,))
+        match pa.getattr("RecordBatchReader")?.getattr("from_stream") {
+            Ok(from_stream) => from_stream.call1((slf,))?.call_method0("read_all"),
+            Err(_) => pa.call_method1("table", (slf,)),
         }
     }
     /// A `polars.DataFrame` (imports polars; no pyarrow needed).

@@ -1,13 +1,17 @@
 """Fixtures: workbooks written with openpyxl into tmp_path."""
 
 import datetime
+import os
 from pathlib import Path
 
 import openpyxl
 import pytest
 
-# The third-party corpus beside the checkout (see ../shared/corpus/README.md).
-CORPUS = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus"
+# The repository root.
+REPO = Path(__file__).resolve().parents[3]
+# The third-party corpus: $REAM_CORPUS, else ../shared/corpus beside the
+# checkout (see its README.md), as the Rust tests find it.
+CORPUS = Path(os.environ.get("REAM_CORPUS") or REPO / ".." / "shared" / "corpus")
 
 
 def write_xlsx(path, sheets):

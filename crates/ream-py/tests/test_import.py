@@ -27,3 +27,16 @@ def test_module_surface():
     for cls in [ream.MalformedError, ream.LimitExceededError, ream.UnsupportedFormatError,
                 ream.EncryptedError]:
         assert issubclass(cls, ream.ReamError)
+
+
+def test_to_arrow_imports_pyarrow_but_not_pandas(simple):
+    code = (
+        "import sys, ream; "
+        f"t = ream.read_excel({str(simple)!r}).to_arrow(); "
+        "b = next(iter(ream.open(sys.argv[1]).iter_batches(0))).to_arrow(); "
+        "print(type(t).__name__, type(b).__name__, 'pandas' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(simple)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["Table", "RecordBatch", "False"]

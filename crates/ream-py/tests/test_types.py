@@ -97,3 +97,38 @@ def test_dates_and_times(tmp_path):
     t = pa.table(ream.read_excel(path))
     assert t.schema.types == [pa.timestamp("ms"), pa.date32()]
     assert t.column("dt").to_pylist() == [datetime.datetime(2024, 5, 6, 7, 8, 9)]
+
+
+def test_dtypes_parse_iso_and_duration_text(tmp_path):
+    path = write_xlsx(
+        tmp_path / "text_dates.xlsx",
+        {
+            "S": [
+                ["d", "dt", "dur"],
+                ["2024-01-31", "2024-01-31T10:20:30", "36:00:00"],
+                ["2024-02-29", "2024-01-31 10:20:30.5", "-1:30:00"],
+                [datetime.date(2024, 3, 1), "2024-01-31T10:20:30Z", "0:00:01.25"],
+            ]
+        },
+    )
+    dtypes = {"d": "date", "dt": "datetime", "dur": "duration"}
+    t = pa.table(ream.read_excel(path, dtypes=dtypes))
+    assert t.schema.types == [pa.date32(), pa.timestamp("ms"), pa.duration("ms")]
+    assert t.column("d").to_pylist() == [
+        datetime.date(2024, 1, 31), datetime.date(2024, 2, 29), datetime.date(2024, 3, 1)
+    ]
+    base = datetime.datetime(2024, 1, 31, 10, 20, 30)
+    assert t.column("dt").to_pylist() == [base, base + datetime.timedelta(milliseconds=500), base]
+    assert t.column("dur").to_pylist() == [
+        datetime.timedelta(hours=36), -datetime.timedelta(hours=1, minutes=30),
+        datetime.timedelta(seconds=1.25),
+    ]
+    # Without dtypes the text stays text.
+    assert pa.table(ream.read_excel(path, columns=["dur"])).schema.field("dur").type == pa.string()
+    # Text that is no date is still a bad value, naming the cell.
+    bad = write_xlsx(tmp_path / "bad.xlsx", {"S": [["d"], ["2024-01-31"], ["2023-02-29"]]})
+    with pytest.raises(ream.ReamError, match="A3"):
+        ream.read_excel(bad, dtypes={"d": "date"})
+    with pytest.warns(ream.ReamWarning):
+        col = pa.table(ream.read_excel(bad, dtypes={"d": "date"}, on_error="null")).column("d")
+    assert col.to_pylist() == [datetime.date(2024, 1, 31), None]
