@@ -116,6 +116,16 @@ pub(crate) struct Wide([u64; 3]);
 impl Wide {
     pub const ZERO: Wide = Wide([0; 3]);
 
+    /// The little-endian limbs.
+    pub fn limbs(self) -> [u64; 3] {
+        self.0
+    }
+
+    /// The number with these little-endian limbs.
+    pub fn from_limbs(l: [u64; 3]) -> Wide {
+        Wide(l)
+    }
+
     pub fn from_i128(v: i128) -> Wide {
         let lo = v as u128;
         let hi = if v < 0 { u64::MAX } else { 0 };

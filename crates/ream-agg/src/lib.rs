@@ -87,6 +87,7 @@ mod merge;
 mod options;
 mod output;
 mod parse;
+mod partial;
 mod quoted;
 mod raw;
 mod run;
@@ -103,6 +104,7 @@ pub use options::{
     REPORTED_BAD_ROWS, parse_delimiter,
 };
 pub use output::{Aggregate, KeyStats, MEAN_EXTRA_DECIMALS, mean_tenths};
+pub use partial::{Partial, aggregate_bytes_range, aggregate_path_range};
 pub use stream::MAX_STREAM_LINE;
 
 use merge::Merger;
@@ -142,6 +144,15 @@ fn aggregate_slice(
     map: Option<&ream_io::Bytes>,
     opts: &AggOptions,
 ) -> Result<Aggregate, AggError> {
+    Ok(merge_slice(data, map, opts)?.finish())
+}
+
+/// The merged keys of a whole in-memory input (see [`aggregate_slice`]).
+pub(crate) fn merge_slice(
+    data: &[u8],
+    map: Option<&ream_io::Bytes>,
+    opts: &AggOptions,
+) -> Result<Merger, AggError> {
     opts.validate()?;
     let start = body_start(data, opts);
     let run = run::run_slice(data, start, opts, map);
@@ -157,7 +168,7 @@ fn aggregate_slice(
     } else {
         merger.settle(run, data, start, opts, (0, 0))?;
     }
-    Ok(merger.finish())
+    Ok(merger)
 }
 
 /// Aggregates the file at `path`: memory-mapped when it is a regular file,

@@ -184,6 +184,12 @@ impl Merger {
         }
     }
 
+    /// The keys with their accumulators, and the rows skipped.
+    pub fn into_parts(self) -> (HashMap<Box<[u8]>, Acc>, Skips) {
+        let map = self.map.into_iter().map(|(k, m)| (k, m.acc)).collect();
+        (map, self.skips)
+    }
+
     /// The sorted result.
     pub fn finish(self) -> Aggregate {
         Aggregate::from_keys(self.map.into_iter().map(|(k, m)| (k, m.acc)), self.skips)

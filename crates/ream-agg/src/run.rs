@@ -53,17 +53,31 @@ pub(crate) fn run_slice(
     opts: &AggOptions,
     map: Option<&ream_io::Bytes>,
 ) -> SliceRun {
+    run_lines(data, start, start, opts, map)
+}
+
+/// [`run_slice`] over the lines of `data[start..]`, where the bytes before
+/// `head` (at most `start`) are the BOM and header line of the input,
+/// checked for a quote byte, and those from `head` to `start` are lines
+/// of other ranges.
+pub(crate) fn run_lines(
+    data: &[u8],
+    head: usize,
+    start: usize,
+    opts: &AggOptions,
+    map: Option<&ream_io::Bytes>,
+) -> SliceRun {
     let body = data.len().saturating_sub(start);
     let cb = opts.chunk_bytes.max(1);
     let chunks = body.div_ceil(cb);
     let threads = opts.effective_threads().clamp(1, chunks.max(1));
     let next = AtomicUsize::new(0);
     let quoting = opts.quoting();
-    // A quote in the header line (before `start`) may open a field that
+    // A quote in the header line (before `head`) may open a field that
     // runs past that line: then no chunk is read, and the whole input goes
     // to the quoting reader.
     let quoted_head =
-        quoting && memchr::memchr(b'"', data.get(..start).unwrap_or_default()).is_some();
+        quoting && memchr::memchr(b'"', data.get(..head.min(start)).unwrap_or_default()).is_some();
     let lowest = AtomicUsize::new(if quoted_head { 0 } else { usize::MAX });
     let quoted = AtomicBool::new(quoted_head);
     let work = || {

@@ -5,7 +5,12 @@ use crate::errors::{self, Location};
 use crate::input::Source;
 use crate::table::Table;
 use pyo3::prelude::*;
-use ream_agg::{AggError, AggOptions, ErrorKind, aggregate_bytes, aggregate_path};
+use pyo3::types::PyBytes;
+use ream_agg::{
+    AggError, AggOptions, Aggregate, ErrorKind, Partial, aggregate_bytes, aggregate_path,
+    aggregate_path_range,
+};
+use std::path::PathBuf;
 
 /// Aggregates the delimited file at `path` (str, os.PathLike, bytes or a
 /// binary file object) like `ream agg`: one row per key, keys sorted by
@@ -36,6 +41,26 @@ pub fn aggregate(
     header: bool,
     threads: i64,
 ) -> PyResult<Table> {
+    let opts = agg_options(py, delimiter, key_col, value_col, header, threads)?;
+    let source = Source::from_py(path)?;
+    let path_text = source.path_text();
+    let result = match source {
+        Source::Path(p) => py.detach(|| aggregate_path(&p, &opts)),
+        Source::Bytes(b) => py.detach(|| aggregate_bytes(&b, &opts)),
+    };
+    let agg = result.map_err(|e| agg_err(py, &e, path_text.as_deref()))?;
+    to_table(py, &agg, path_text.as_deref())
+}
+
+/// The options of `ream.aggregate` and `_agg_partial`, checked.
+fn agg_options(
+    py: Python<'_>,
+    delimiter: &str,
+    key_col: i64,
+    value_col: i64,
+    header: bool,
+    threads: i64,
+) -> PyResult<AggOptions> {
     let delimiter = ream_agg::parse_delimiter(delimiter)
         .map_err(|m| errors::usage(py, format!("delimiter: {m}")))?;
     let index = |name: &str, v: i64, max: i64| {
@@ -44,28 +69,85 @@ pub fn aggregate(
             .filter(|_| v <= max)
             .ok_or_else(|| errors::usage(py, format!("{name} = {v} is not in 0..={max}")))
     };
-    let opts = AggOptions {
+    Ok(AggOptions {
         threads: index("threads", threads, ream_agg::MAX_THREADS as i64)?,
         delimiter,
         key_col: index("key_col", key_col, i64::from(u32::MAX))?,
         value_col: index("value_col", value_col, i64::from(u32::MAX))?,
         header,
         ..AggOptions::default()
-    };
-    let source = Source::from_py(path)?;
-    let path_text = source.path_text();
-    let result = match source {
-        Source::Path(p) => py.detach(|| aggregate_path(&p, &opts)),
-        Source::Bytes(b) => py.detach(|| aggregate_bytes(&b, &opts)),
-    };
-    let agg = result.map_err(|e| agg_err(py, &e, path_text.as_deref()))?;
-    let batch = ream_arrow::aggregate_batch(&agg)
-        .map_err(|e| errors::to_py(py, e.as_sheet_error(), path_text.as_deref()))?;
+    })
+}
+
+/// An aggregate as a one-batch `ream.Table`.
+fn to_table(py: Python<'_>, agg: &Aggregate, path: Option<&str>) -> PyResult<Table> {
+    let batch = ream_arrow::aggregate_batch(agg)
+        .map_err(|e| errors::to_py(py, e.as_sheet_error(), path))?;
     Ok(Table::new(ream_arrow::Table {
         schema: batch.schema(),
         batches: vec![batch],
         warnings: Vec::new(),
     }))
+}
+
+/// Aggregates the lines of the file at `path` (str or os.PathLike) that
+/// start in bytes `start..end` into an exact partial state (bytes) for
+/// `_agg_merge` / `_agg_finish`: what `ream.ray.aggregate` runs in each
+/// task. A range owns the lines that start in it; only the range holding
+/// byte 0 skips a BOM and, with `header`, the header line. Options as
+/// `ream.aggregate` (threads=1 here). A file with quoted fields (delimiter
+/// other than ";") cannot be cut: a quote in a range that is not the whole
+/// file raises ReamError (kind "usage"). Errors as `ream.aggregate`, lines
+/// and offsets counted in the file. The GIL is released while aggregating.
+#[pyfunction]
+#[pyo3(signature = (path, start, end, *, delimiter=";", key_col=0, value_col=1, header=false, threads=1))]
+#[allow(clippy::too_many_arguments)]
+pub fn _agg_partial<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    start: u64,
+    end: u64,
+    delimiter: &str,
+    key_col: i64,
+    value_col: i64,
+    header: bool,
+    threads: i64,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let opts = agg_options(py, delimiter, key_col, value_col, header, threads)?;
+    let state = py
+        .detach(|| aggregate_path_range(&path, start, end, &opts).map(|p| p.to_bytes()))
+        .map_err(|e| agg_err(py, &e, Some(&path.display().to_string())))?;
+    Ok(PyBytes::new(py, &state))
+}
+
+/// Merges partial states (a list of bytes from `_agg_partial` or
+/// `_agg_merge`) into one state (bytes), exactly, in any order. A value
+/// that is not such a state raises ReamError (kind "usage") naming the
+/// list index and byte offset.
+#[pyfunction]
+pub fn _agg_merge<'py>(py: Python<'py>, states: Vec<Vec<u8>>) -> PyResult<Bound<'py, PyBytes>> {
+    let merged = py.detach(|| {
+        let mut total = Partial::default();
+        for (i, s) in states.iter().enumerate() {
+            let p = Partial::from_bytes(s).map_err(|e| (i, e))?;
+            total.merge(p);
+        }
+        Ok(total.to_bytes())
+    });
+    let merged = merged
+        .map_err(|(i, e): (usize, AggError)| errors::usage(py, format!("states[{i}]: {e}")))?;
+    Ok(PyBytes::new(py, &merged))
+}
+
+/// The `ream.Table` of a partial state (bytes): the same columns and rows
+/// as `ream.aggregate` over all the lines the state holds. A value that
+/// is not a state raises ReamError (kind "usage").
+#[pyfunction]
+pub fn _agg_finish(py: Python<'_>, state: Vec<u8>) -> PyResult<Table> {
+    let agg = py
+        .detach(|| Partial::from_bytes(&state).map(Partial::finish))
+        .map_err(|e| errors::usage(py, e.to_string()))?;
+    to_table(py, &agg, None)
 }
 
 /// The Python exception for an aggregation error: the `OSError` subclass

@@ -1,4 +1,5 @@
-//! ream for Python: the `ream` extension module (PyO3, abi3, CPython 3.9+).
+//! ream for Python: the `ream._ream` extension module (PyO3, abi3, CPython
+//! 3.9+), re-exported by the `ream` package (python/ream/__init__.py).
 //!
 //! Spreadsheets become [`table::Table`]s (Arrow record batches behind the
 //! Arrow PyCapsule interface, so pyarrow, polars, pandas and duckdb take
@@ -23,9 +24,9 @@ mod workbook;
 
 use pyo3::prelude::*;
 
-/// The `ream` module.
+/// The `ream._ream` extension module; `ream` re-exports all of it.
 #[pymodule]
-#[pyo3(name = "ream")]
+#[pyo3(name = "_ream")]
 fn ream_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
@@ -40,6 +41,9 @@ fn ream_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pdf::pdf_pages, m)?)?;
     m.add_function(wrap_pyfunction!(pdf::pdf_set_info, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate::aggregate, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate::_agg_partial, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate::_agg_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate::_agg_finish, m)?)?;
     m.add_function(wrap_pyfunction!(batch::batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::_batch_worker, m)?)?;
     Ok(())

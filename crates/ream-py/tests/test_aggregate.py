@@ -108,3 +108,38 @@ def test_into_polars():
     pl = pytest.importorskip("polars")
     df = pl.DataFrame(ream.aggregate(b"b;2\na;1\na;3\n"))
     assert df["key"].to_list() == ["a", "b"] and df["count"].to_list() == [2, 1]
+
+
+def test_partial_states_over_cut_ranges_equal_aggregate(tmp_path):
+    import pyarrow as pa
+    from ream import _ream
+
+    p = tmp_path / "x.csv"
+    p.write_bytes(b"\xef\xbb\xbfk;v\na;1.5\nbb;-2\n\na;0.25\nc;1e2\r\nbb;7.0\nc;-0.125")
+    n = p.stat().st_size
+    want = pa.table(ream.aggregate(p, header=True))
+    for cut in range(n + 1):
+        states = [_ream._agg_partial(p, 0, cut, header=True), _ream._agg_partial(p, cut, n, header=True)]
+        got = pa.table(_ream._agg_finish(_ream._agg_merge(states)))
+        assert got.equals(want), cut
+
+
+def test_partial_state_errors(tmp_path):
+    from ream import _ream
+
+    with pytest.raises(FileNotFoundError):
+        _ream._agg_partial(tmp_path / "missing.csv", 0, 10)
+    p = tmp_path / "q.csv"
+    p.write_text('"a,b",1\nc,2\n')
+    with pytest.raises(ream.ReamError, match="quote") as e:
+        _ream._agg_partial(p, 0, 5, delimiter=",")
+    assert e.value.kind == "usage"
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a;1\nb;2\nc;x\n")
+    with pytest.raises(ream.MalformedError, match="line 3") as e:
+        _ream._agg_partial(bad, 5, 100)
+    assert e.value.offset == 10
+    with pytest.raises(ream.ReamError, match=r"states\[1\].*truncated"):
+        _ream._agg_merge([_ream._agg_partial(p, 0, 100, delimiter=","), b"REAMAGG1\x00"])
+    with pytest.raises(ream.ReamError, match="magic"):
+        _ream._agg_finish(b"not a state")

@@ -1,13 +1,13 @@
-"""`import ream` pulls in none of the dataframe libraries."""
+"""`import ream` pulls in none of the dataframe libraries, nor ray."""
 
 import subprocess
 import sys
 
 
-def test_import_ream_imports_no_dataframe_library():
+def test_import_ream_imports_no_dataframe_library_nor_ray():
     code = (
         "import sys, ream; "
-        "print(sorted(m for m in ('pyarrow', 'polars', 'pandas', 'numpy') if m in sys.modules))"
+        "print(sorted(m for m in ('pyarrow', 'polars', 'pandas', 'numpy', 'ray') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -40,3 +40,13 @@ def test_to_arrow_imports_pyarrow_but_not_pandas(simple):
         [sys.executable, "-c", code, str(simple)], capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["Table", "RecordBatch", "False"]
+
+
+def test_package_reexports_the_extension():
+    import ream
+    import ream._ream as ext
+
+    for name in dir(ext):
+        if not name.startswith("__"):
+            assert getattr(ream, name) is getattr(ext, name), name
+    assert ream.__version__ == ext.__version__
