@@ -2,7 +2,8 @@
 loopback) over bench-data/: wall time and the peak RSS of Ray task
 processes (sampled from /proc every 50 ms). Not a ream-bench run: one run
 each, whole-cluster start excluded. Usage (a venv with ream[ray]):
-  python scripts/ray-bench.py agg excel batch   (bench-data from ream-bench gen)
+  python scripts/ray-bench.py agg excel batch   (bench-data from ream-bench gen:
+  1brc-100m.txt from `ream-bench agg gen`; seed, many, giant)
 Writes /tmp/rbench/ray.jsonl (the aggregate, to compare with
 `ream agg --format jsonl`)."""
 import os, sys, time, json, threading, subprocess
@@ -50,7 +51,16 @@ if "agg" in what:
         for r in t.to_pylist():
             out.write(json.dumps([r["key"], r["count"], str(r["min"]), str(r["mean"]), str(r["max"])]) + "\n")
 if "excel" in what:
-    run("ray.read_excel giant+many count", lambda: rr.read_excel([f"{D}/giant.xlsx", f"{D}/many.xlsx"], header_row=None).count())
+    books = [f"{D}/{n}.xlsx" for n in ("seed", "many", "giant")]
+    def exact():
+        n = 0
+        for p in books:
+            wb = ream.open(p)
+            for s in wb.sheet_names:
+                n += sum(b.num_rows for b in wb.iter_batches(s, header_row=None))
+        return n
+    run("one process: iter_batches seed+many+giant rows", exact)
+    run("ray.read_excel seed+many+giant count", lambda: rr.read_excel(books, header_row=None).count())
 if "batch" in what:
     run("ray.batch corpus", lambda: rr.batch(os.environ.get("CORPUS", "../shared/corpus")).count())
     t=time.time(); n=sum(1 for _ in ream.batch(os.environ.get("CORPUS", "../shared/corpus"))); print("ream.batch", n, round(time.time()-t,2))
