@@ -3,6 +3,7 @@ and small PDFs written byte by byte."""
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,18 +12,23 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def cli():
-    """The ream binary (REAM_BIN, else the newest target/{release,debug}/ream,
-    else `ream` on PATH); skips the test when there is none."""
+    """The ream binary: REAM_BIN, else the newest target/{release,debug}/ream,
+    else `ream` on PATH, else built with `cargo build -p ream-cli`; skips the
+    test when none can be had."""
     env = os.environ.get("REAM_BIN")
     if env:
         return env
-    built = [p for p in (ROOT / "target" / "release" / "ream", ROOT / "target" / "debug" / "ream") if p.exists()]
+    built = [p for p in (ROOT / "target" / "release" / "ream", ROOT / "target" / "debug" / "ream") if p.is_file()]
     if built:
         return str(max(built, key=lambda p: p.stat().st_mtime))
     found = shutil.which("ream")
     if found:
         return found
-    pytest.skip("no ream binary: build it (cargo build -p ream-cli) or set REAM_BIN")
+    try:
+        subprocess.run(["cargo", "build", "-q", "-p", "ream-cli"], cwd=ROOT, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        pytest.skip(f"no ream binary and cargo build failed: {e}")
+    return str(ROOT / "target" / "debug" / "ream")
 
 
 def pdf_bytes(title="T", encrypted=False, bad_startxref=False, pages=1):

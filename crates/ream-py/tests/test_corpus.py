@@ -26,6 +26,7 @@ import pyarrow as pa
 import pytest
 
 import ream
+import enginehelp
 from conftest import CORPUS, REPO
 
 SUFFIXES = {".xlsx", ".xlsm", ".ods"}
@@ -36,19 +37,8 @@ MS_PER_DAY = 86_400_000
 
 @pytest.fixture(scope="session")
 def ream_bin():
-    """The `ream` CLI: $REAM_BIN, else the newer of target/release/ream and
-    target/debug/ream, else built with `cargo build -p ream-cli`."""
-    env = os.environ.get("REAM_BIN")
-    if env:
-        return env
-    found = [p for p in (REPO / "target" / "release" / "ream", REPO / "target" / "debug" / "ream") if p.is_file()]
-    if found:
-        return str(max(found, key=lambda p: p.stat().st_mtime))
-    try:
-        subprocess.run(["cargo", "build", "-q", "-p", "ream-cli"], cwd=REPO, check=True)
-    except (OSError, subprocess.CalledProcessError) as e:
-        pytest.skip(f"no ream binary and cargo build failed: {e}")
-    return str(REPO / "target" / "debug" / "ream")
+    """The `ream` CLI (see enginehelp.cli)."""
+    return enginehelp.cli()
 
 
 def corpus_files(group):
