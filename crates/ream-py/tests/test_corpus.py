@@ -27,7 +27,7 @@ import pytest
 
 import ream
 import enginehelp
-from conftest import CORPUS, REPO
+from conftest import CORPUS
 
 SUFFIXES = {".xlsx", ".xlsm", ".ods"}
 # Folders of the corpus holding inputs (golden/ holds reference outputs).
