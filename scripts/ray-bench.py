@@ -2,8 +2,11 @@
 loopback) over bench-data/: wall time and the peak RSS of Ray task
 processes (sampled from /proc every 50 ms). Not a ream-bench run: one run
 each, whole-cluster start excluded. Usage (a venv with ream[ray]):
-  python scripts/ray-bench.py agg excel batch   (bench-data from ream-bench gen:
+  python scripts/ray-bench.py agg excel batch fs   (bench-data from ream-bench gen:
   1brc-100m.txt from `ream-bench agg gen`; seed, many, giant)
+fs: the aggregate and read_excel again with the files read through a
+pyarrow filesystem (SubTreeFileSystem over bench-data: the route of files
+in object stores, without the network).
 Writes /tmp/rbench/ray.jsonl (the aggregate, to compare with
 `ream agg --format jsonl`)."""
 import os, sys, time, json, threading, subprocess
@@ -60,7 +63,23 @@ if "excel" in what:
                 n += sum(b.num_rows for b in wb.iter_batches(s, header_row=None))
         return n
     run("one process: iter_batches seed+many+giant rows", exact)
-    run("ray.read_excel seed+many+giant count", lambda: rr.read_excel(books, header_row=None).count())
+    def excel():
+        t = time.time(); ds = rr.read_excel(books, header_row=None); plan = time.time() - t
+        return {"rows": ds.count(), "planning_s": round(plan, 2)}
+    run("ray.read_excel seed+many+giant count", excel)
+    def excel_arrow():
+        refs = rr.read_excel(books, header_row=None).to_arrow_refs()
+        return sum(t.num_rows for t in ray.get(refs))
+    run("ray.read_excel seed+many+giant to_arrow_refs (every column built)", excel_arrow)
+if "fs" in what:
+    import pyarrow.fs as pafs
+    fs = pafs.SubTreeFileSystem(os.path.abspath(D), pafs.LocalFileSystem())
+    def agg_fs():
+        t = pa.concat_tables(ray.get(rr.aggregate("1brc-100m.txt", filesystem=fs).to_arrow_refs()))
+        return t.num_rows, int(pa.compute.sum(t["count"]).as_py())
+    run("ray.aggregate 1brc-100m through a pyarrow filesystem", agg_fs)
+    run("ray.read_excel seed+many+giant through a pyarrow filesystem count",
+        lambda: rr.read_excel(["seed.xlsx", "many.xlsx", "giant.xlsx"], header_row=None, filesystem=fs).count())
 if "batch" in what:
     run("ray.batch corpus", lambda: rr.batch(os.environ.get("CORPUS", "../shared/corpus")).count())
     t=time.time(); n=sum(1 for _ in ream.batch(os.environ.get("CORPUS", "../shared/corpus"))); print("ream.batch", n, round(time.time()-t,2))

@@ -86,6 +86,21 @@ impl AggError {
         }
     }
 
+    /// The distinct keys of merged states need more than `max` bytes
+    /// (no line or offset: the keys came from many ranges).
+    pub(crate) fn key_memory(max: usize) -> AggError {
+        AggError::at(
+            Problem::KeyMemory { max },
+            0,
+            0,
+            format!(
+                "the distinct keys of the merged states need more than the key-table budget \
+                 of {} (max_key_memory = {max} bytes; raise it for more keys)",
+                show_bytes(max)
+            ),
+        )
+    }
+
     pub(crate) fn usage(detail: String) -> AggError {
         AggError::at(Problem::Usage, 0, 0, detail)
     }
@@ -139,6 +154,8 @@ impl std::fmt::Display for AggError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.problem {
             Problem::Io | Problem::Usage => f.write_str(&self.detail),
+            // Line 0: no position (a limit of merged states).
+            _ if self.line == 0 => f.write_str(&self.detail),
             _ => write!(
                 f,
                 "line {}, byte {}: {}",

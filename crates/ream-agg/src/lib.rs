@@ -104,7 +104,7 @@ pub use options::{
     REPORTED_BAD_ROWS, parse_delimiter,
 };
 pub use output::{Aggregate, KeyStats, MEAN_EXTRA_DECIMALS, mean_tenths};
-pub use partial::{Partial, aggregate_bytes_range, aggregate_path_range};
+pub use partial::{Partial, aggregate_bytes_range, aggregate_lines, aggregate_path_range};
 pub use stream::MAX_STREAM_LINE;
 
 use merge::Merger;

@@ -17,6 +17,7 @@ use crate::decimal::{MAX_DIGITS, Wide, pow10};
 use crate::error::AggError;
 use crate::options::AggOptions;
 use crate::output::{Aggregate, Skips};
+use crate::table::key_cost;
 use crate::{body_start, merge::Merger, merge_slice, run};
 use std::collections::HashMap;
 use std::path::Path;
@@ -48,6 +49,27 @@ impl Partial {
     /// True when no key was seen.
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
+    }
+
+    /// Bytes the distinct keys count against
+    /// [`AggOptions::max_key_memory`]: [`crate::KEY_OVERHEAD_BYTES`] plus
+    /// the length of each key, as a one-machine run counts them.
+    pub fn key_memory(&self) -> usize {
+        self.keys
+            .keys()
+            .fold(0usize, |n, k| n.saturating_add(key_cost(k)))
+    }
+
+    /// [`Partial::merge`], then a limit error when the distinct keys need
+    /// more than `max_key_memory` bytes ([`Partial::key_memory`]): the
+    /// budget a distributed combine keeps, as one run keeps
+    /// [`AggOptions::max_key_memory`].
+    pub fn merge_within(&mut self, other: Partial, max_key_memory: usize) -> Result<(), AggError> {
+        self.merge(other);
+        if self.key_memory() > max_key_memory {
+            return Err(AggError::key_memory(max_key_memory));
+        }
+        Ok(())
     }
 
     /// Adds `other` into `self`.
@@ -268,6 +290,33 @@ pub fn aggregate_path_range(
     range(&map, Some(&map), start, end, opts)
 }
 
+/// Aggregates `lines`, whole lines cut out of a larger input (no BOM or
+/// header is skipped), into a [`Partial`]: what a task that read its byte
+/// range itself (from remote storage) runs. `base` is (lines, bytes)
+/// before `lines` in that input: errors name line and byte offset in the
+/// input (give 0 lines when they are not known; the line is then counted
+/// from the range). With quoting (any delimiter but `;`) a quote byte is a
+/// usage error, as in [`aggregate_bytes_range`].
+pub fn aggregate_lines(
+    lines: &[u8],
+    base: (u64, u64),
+    opts: &AggOptions,
+) -> Result<Partial, AggError> {
+    opts.validate()?;
+    let r = run::run_lines(lines, 0, 0, opts, None);
+    if r.quoted {
+        return Err(AggError::usage(format!(
+            "a quote byte in bytes {}..{}: an input with quoted fields cannot be cut \
+             into byte ranges; give it one range (a larger block size)",
+            base.1,
+            base.1 + lines.len() as u64
+        )));
+    }
+    let mut merger = Merger::default();
+    merger.settle(r, lines, 0, opts, base)?;
+    Ok(Partial::from_merger(merger))
+}
+
 fn range(
     data: &[u8],
     map: Option<&ream_io::Bytes>,
@@ -300,7 +349,7 @@ fn range(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aggregate_bytes;
+    use crate::{ErrorKind, aggregate_bytes};
 
     fn by_ranges(data: &[u8], cuts: &[u64], opts: &AggOptions) -> Aggregate {
         let mut bounds = vec![0u64];
@@ -343,6 +392,54 @@ mod tests {
         let e = aggregate_bytes_range(data, 5, 100, &AggOptions::default()).unwrap_err();
         assert_eq!((e.line(), e.offset()), (3, 10));
         assert!(aggregate_bytes_range(data, 0, 5, &AggOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn owned_lines_cut_by_hand_give_the_whole_result() {
+        // What a remote task does: the lines of each range cut out of the
+        // input, aggregated apart, merged.
+        let data = b"a;1.5\nbb;-2\n\na;0.25\nc;1e2\r\nbb;7.0\nc;-0.125\n";
+        let opts = AggOptions::default();
+        let whole = aggregate_bytes(data, &opts).unwrap();
+        for cut in 0..=data.len() {
+            let s = run::line_start_at(data, 0, cut);
+            let mut total = aggregate_lines(&data[..s], (0, 0), &opts).unwrap();
+            total.merge(aggregate_lines(&data[s..], (0, s as u64), &opts).unwrap());
+            assert_eq!(total.finish(), whole, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn owned_lines_errors_are_shifted_by_the_base() {
+        let e = aggregate_lines(b"b;2\nc;x\n", (1, 4), &AggOptions::default()).unwrap_err();
+        assert_eq!((e.line(), e.offset()), (3, 10));
+        assert!(e.to_string().starts_with("line 3, byte 10:"), "{e}");
+        let opts = AggOptions {
+            delimiter: b',',
+            ..AggOptions::default()
+        };
+        let e = aggregate_lines(b"\"a\",1\n", (0, 8), &opts).unwrap_err();
+        assert!(e.to_string().contains("quote byte in bytes 8..14"), "{e}");
+    }
+
+    #[test]
+    fn merging_states_keeps_the_key_budget() {
+        let opts = AggOptions::default();
+        let a = aggregate_bytes_range(b"k1;1\nk2;2\n", 0, 100, &opts).unwrap();
+        let b = aggregate_bytes_range(b"k3;1\nk1;2\n", 0, 100, &opts).unwrap();
+        let per_key = a.key_memory() / 2;
+        assert_eq!(a.key_memory(), 2 * per_key);
+        let mut ok = a.clone();
+        ok.merge_within(b.clone(), 3 * per_key).unwrap();
+        assert_eq!(ok.len(), 3);
+        let mut over = a;
+        let e = over.merge_within(b, 3 * per_key - 1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+        assert!(
+            e.to_string()
+                .starts_with("the distinct keys of the merged states"),
+            "{e}"
+        );
     }
 
     #[test]

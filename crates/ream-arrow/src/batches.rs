@@ -1,7 +1,7 @@
 //! Streaming reads: record batches of at most `batch_rows` rows.
 
 use crate::columns::{ColumnBuild, Pushed};
-use crate::options::OnError;
+use crate::options::{DType, OnError};
 use crate::plan::{Inference, Plan, UNSELECTED, plan, quote};
 use crate::source::RowSource;
 use crate::{Error, ReadOptions, Warning};
@@ -290,6 +290,25 @@ pub(crate) fn start<'w>(
         done: false,
         plan,
     })
+}
+
+/// Output columns as (name, type), in output order.
+pub type Columns = Vec<(String, DType)>;
+
+/// The columns (name, type) a read of sheet `sheet` (0-based) of `wb` with
+/// `opts` gives, and the warnings its planning found (mixed-type columns), without
+/// building any row: the types come from one pass over the data rows, as
+/// [`iter_batches`] finds them (no pass when [`ReadOptions::dtypes`] covers
+/// every column the header or selection names). The pass streams a sheet
+/// not loaded at open, in the memory of the reader's blocks.
+pub fn sheet_schema(
+    wb: &Workbook,
+    sheet: usize,
+    opts: &ReadOptions,
+) -> Result<(Columns, Vec<Warning>), Error> {
+    let plan = plan(wb, sheet, opts, Inference::SkipIfCovered)?;
+    let cols = plan.cols.into_iter().map(|c| (c.name, c.dtype)).collect();
+    Ok((cols, plan.warnings))
 }
 
 /// Streams sheet `sheet` (0-based) of `wb` as record batches of at most

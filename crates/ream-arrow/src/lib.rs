@@ -42,7 +42,7 @@ mod text;
 mod warning;
 
 pub use aggregate::aggregate_batch;
-pub use batches::{BatchIter, iter_batches};
+pub use batches::{BatchIter, Columns, iter_batches, sheet_schema};
 pub use error::Error;
 pub use options::{
     ColumnSel, DType, ErrorsAs, MAX_COL, OnError, ReadOptions, col_index, parse_columns,

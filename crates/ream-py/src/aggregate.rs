@@ -7,10 +7,9 @@ use crate::table::Table;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use ream_agg::{
-    AggError, AggOptions, Aggregate, ErrorKind, Partial, aggregate_bytes, aggregate_path,
-    aggregate_path_range,
+    AggError, AggOptions, Aggregate, ErrorKind, Partial, aggregate_bytes, aggregate_bytes_range,
+    aggregate_lines, aggregate_path, aggregate_path_range,
 };
-use std::path::PathBuf;
 
 /// Aggregates the delimited file at `path` (str, os.PathLike, bytes or a
 /// binary file object) like `ream agg`: one row per key, keys sorted by
@@ -90,21 +89,23 @@ fn to_table(py: Python<'_>, agg: &Aggregate, path: Option<&str>) -> PyResult<Tab
     }))
 }
 
-/// Aggregates the lines of the file at `path` (str or os.PathLike) that
-/// start in bytes `start..end` into an exact partial state (bytes) for
-/// `_agg_merge` / `_agg_finish`: what `ream.ray.aggregate` runs in each
-/// task. A range owns the lines that start in it; only the range holding
-/// byte 0 skips a BOM and, with `header`, the header line. Options as
-/// `ream.aggregate` (threads=1 here). A file with quoted fields (delimiter
-/// other than ";") cannot be cut: a quote in a range that is not the whole
-/// file raises ReamError (kind "usage"). Errors as `ream.aggregate`, lines
-/// and offsets counted in the file. The GIL is released while aggregating.
+/// Aggregates the lines of the input at `path` (str, os.PathLike, or the
+/// whole input as bytes) that start in bytes `start..end` into an exact
+/// partial state (bytes) for `_agg_merge` / `_agg_finish`: what
+/// `ream.ray.aggregate` runs in each task. A range owns the lines that
+/// start in it; only the range holding byte 0 skips a BOM and, with
+/// `header`, the header line. Options as `ream.aggregate` (threads=1
+/// here), plus max_key_memory (bytes, default 512 MiB, as `ream agg`). A
+/// file with quoted fields (delimiter other than ";") cannot be cut: a
+/// quote in a range that is not the whole file raises ReamError (kind
+/// "usage"). Errors as `ream.aggregate`, lines and offsets counted in the
+/// file. The GIL is released while aggregating.
 #[pyfunction]
-#[pyo3(signature = (path, start, end, *, delimiter=";", key_col=0, value_col=1, header=false, threads=1))]
+#[pyo3(signature = (path, start, end, *, delimiter=";", key_col=0, value_col=1, header=false, threads=1, max_key_memory=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn _agg_partial<'py>(
     py: Python<'py>,
-    path: PathBuf,
+    path: &Bound<'py, PyAny>,
     start: u64,
     end: u64,
     delimiter: &str,
@@ -112,30 +113,80 @@ pub fn _agg_partial<'py>(
     value_col: i64,
     header: bool,
     threads: i64,
+    max_key_memory: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let opts = agg_options(py, delimiter, key_col, value_col, header, threads)?;
+    let mut opts = agg_options(py, delimiter, key_col, value_col, header, threads)?;
+    if let Some(m) = max_key_memory {
+        opts.max_key_memory = m;
+    }
+    let source = Source::from_py(path)?;
+    let path_text = source.path_text();
+    let state = match source {
+        Source::Path(p) => py.detach(|| aggregate_path_range(&p, start, end, &opts)),
+        Source::Bytes(b) => py.detach(|| aggregate_bytes_range(&b, start, end, &opts)),
+    };
+    let state = state.map_err(|e| agg_err(py, &e, path_text.as_deref()))?;
+    Ok(PyBytes::new(py, &state.to_bytes()))
+}
+
+/// Aggregates `data`, whole lines cut out of a larger input (no BOM or
+/// header skipped), into a partial state (bytes): what a `ream.ray`
+/// task that read its byte range from remote storage runs. `base_line`
+/// and `base_offset` are the lines and bytes before `data` in the input,
+/// so errors name the input's line and byte offset (base_line 0 when not
+/// known: the line is then counted from `data`). Options as
+/// `_agg_partial`; a quote byte with a delimiter other than ";" raises
+/// ReamError (kind "usage"). The GIL is released while aggregating.
+#[pyfunction]
+#[pyo3(signature = (data, *, base_line=0, base_offset=0, delimiter=";", key_col=0, value_col=1, max_key_memory=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn _agg_lines<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    base_line: u64,
+    base_offset: u64,
+    delimiter: &str,
+    key_col: i64,
+    value_col: i64,
+    max_key_memory: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut opts = agg_options(py, delimiter, key_col, value_col, false, 1)?;
+    if let Some(m) = max_key_memory {
+        opts.max_key_memory = m;
+    }
     let state = py
-        .detach(|| aggregate_path_range(&path, start, end, &opts).map(|p| p.to_bytes()))
-        .map_err(|e| agg_err(py, &e, Some(&path.display().to_string())))?;
+        .detach(|| aggregate_lines(data, (base_line, base_offset), &opts).map(|p| p.to_bytes()))
+        .map_err(|e| agg_err(py, &e, None))?;
     Ok(PyBytes::new(py, &state))
 }
 
-/// Merges partial states (a list of bytes from `_agg_partial` or
-/// `_agg_merge`) into one state (bytes), exactly, in any order. A value
-/// that is not such a state raises ReamError (kind "usage") naming the
-/// list index and byte offset.
+/// Merges partial states (a list of bytes from `_agg_partial`,
+/// `_agg_lines` or `_agg_merge`) into one state (bytes), exactly, in any
+/// order. A value that is not such a state raises ReamError (kind
+/// "usage") naming the list index and byte offset; distinct keys that
+/// need more than `max_key_memory` bytes (default 512 MiB, counted as
+/// `ream agg` counts them) raise LimitExceededError.
 #[pyfunction]
-pub fn _agg_merge<'py>(py: Python<'py>, states: Vec<Vec<u8>>) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (states, *, max_key_memory=ream_agg::DEFAULT_MAX_KEY_MEMORY))]
+pub fn _agg_merge<'py>(
+    py: Python<'py>,
+    states: Vec<Vec<u8>>,
+    max_key_memory: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
     let merged = py.detach(|| {
         let mut total = Partial::default();
         for (i, s) in states.iter().enumerate() {
-            let p = Partial::from_bytes(s).map_err(|e| (i, e))?;
-            total.merge(p);
+            let p = Partial::from_bytes(s).map_err(|e| (Some(i), e))?;
+            total
+                .merge_within(p, max_key_memory)
+                .map_err(|e| (None, e))?;
         }
         Ok(total.to_bytes())
     });
-    let merged = merged
-        .map_err(|(i, e): (usize, AggError)| errors::usage(py, format!("states[{i}]: {e}")))?;
+    let merged = merged.map_err(|(i, e): (Option<usize>, AggError)| match i {
+        Some(i) => errors::usage(py, format!("states[{i}]: {e}")),
+        None => agg_err(py, &e, None),
+    })?;
     Ok(PyBytes::new(py, &merged))
 }
 
@@ -159,6 +210,8 @@ fn agg_err(py: Python<'_>, e: &AggError, path: Option<&str>) -> PyErr {
     }
     let offset = match e.kind() {
         ErrorKind::Io | ErrorKind::Usage => None,
+        // Line 0: a limit of merged states, at no position.
+        _ if e.line() == 0 => None,
         _ => Some(e.offset()),
     };
     errors::located(

@@ -42,6 +42,7 @@ fn ream_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pdf::pdf_set_info, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate::aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate::_agg_partial, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate::_agg_lines, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate::_agg_merge, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate::_agg_finish, m)?)?;
     m.add_function(wrap_pyfunction!(batch::batch, m)?)?;

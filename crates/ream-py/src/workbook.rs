@@ -12,7 +12,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use ream::sheet::OpenOptions;
-use ream_arrow::{ReadOptions, Warning, iter_batches};
+use ream_arrow::{ReadOptions, Warning, iter_batches, sheet_schema};
 use ream_batch::SheetSummary;
 use std::sync::Arc;
 use std::sync::mpsc::{SyncSender, sync_channel};
@@ -120,6 +120,29 @@ impl Workbook {
         let opts = read_options(options)?;
         let index = sheet_index(py, &self.wb, &sheet, self.path.as_deref())?;
         read_one(py, &self.wb, index, &opts, 1, self.path.as_deref())
+    }
+    /// The columns a read of one sheet gives, as (name, dtype name) pairs
+    /// (`int64`, `float64`, `bool`, `string`, `date`, `datetime`,
+    /// `duration`, `null`), without building any row: types are inferred
+    /// as `read` infers them (one streaming pass over the data rows; none
+    /// when `dtypes` covers every column the header or `columns` names).
+    /// Options as `ream.read_excel`; mixed-type columns warn as `read`
+    /// warns. The GIL is released during the pass.
+    #[pyo3(signature = (sheet=SheetArg::Index(0), **options))]
+    fn schema(
+        &self,
+        py: Python<'_>,
+        sheet: SheetArg,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Vec<(String, &'static str)>> {
+        let opts = read_options(options)?;
+        let index = sheet_index(py, &self.wb, &sheet, self.path.as_deref())?;
+        let wb = Arc::clone(&self.wb);
+        let (cols, warnings) = py
+            .detach(move || sheet_schema(&wb, index, &opts))
+            .map_err(|e| errors::to_py(py, e.as_sheet_error(), self.path.as_deref()))?;
+        errors::warn_all(py, &warnings)?;
+        Ok(cols.into_iter().map(|(n, t)| (n, t.as_str())).collect())
     }
     /// Streams one sheet as `ream.Batch`es of at most `batch_rows` rows
     /// (at least 1); options as `ream.read_excel`.

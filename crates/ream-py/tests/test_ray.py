@@ -307,3 +307,165 @@ def test_aggregate_quoted_file_cut_into_ranges_is_an_error(cluster, tmp_path):
         rr.aggregate(str(f), delimiter=",", block_bytes=64)
     got = rows_of(rr.aggregate(str(f), delimiter=","))
     assert got.equals(pa.table(ream.aggregate(f, delimiter=",")))
+
+
+# --- files on a filesystem (pyarrow.fs, fsspec, URIs) ----------------------
+
+
+def subtree(d):
+    """A pyarrow filesystem rooted at d: its paths ('books/a.xlsx') are not
+    paths of this machine, so every read goes through the filesystem."""
+    return pa.fs.SubTreeFileSystem(str(d), pa.fs.LocalFileSystem())
+
+
+def merged_table(states):
+    return pa.table(ream._ream._agg_finish(ream._ream._agg_merge(states)))
+
+
+def test_range_states_through_a_filesystem_every_cut(tmp_path):
+    """Without a cluster: a file read through a filesystem, cut into two
+    ranges at every byte, gives the result of one ream.aggregate run."""
+    body = "a;1.5\nbb;-2\n\na;0.25\nc;1e2\r\nbb;7.0\nc;-0.125\n"
+    opts = dict(delimiter=";", key_col=0, value_col=1, threads=1, max_key_memory=rr.MAX_KEY_MEMORY)
+    for text, header in ((f"\ufeffk;v\n{body}", True), (f"\ufeff{body}", False), (body, False)):
+        (tmp_path / "in.csv").write_text(text, encoding="utf-8")
+        want = pa.table(ream.aggregate(tmp_path / "in.csv", header=header))
+        src = rr._sources("in.csv", subtree(tmp_path), None)[0]
+        assert src.fs is not None and src.name == "in.csv"
+        bstart = rr._body_start(src, header)
+        size = src.size
+        for cut in range(size + 1):
+            states = [
+                rr._range_state(src, bstart, a, b, False, dict(opts, header=header))
+                for a, b in ((0, cut), (cut, size))
+            ]
+            assert merged_table(states).equals(want), (header, cut)
+        whole = rr._range_state(src, bstart, 0, size, True, dict(opts, header=header))
+        assert merged_table([whole]).equals(want)
+
+
+def test_range_errors_through_a_filesystem_name_the_line(tmp_path):
+    (tmp_path / "bad.csv").write_text("k;v\na;1\nb;2\nc;x\nd;4\n")
+    src = rr._sources("bad.csv", subtree(tmp_path), None)[0]
+    opts = dict(delimiter=";", key_col=0, value_col=1, header=True, threads=1, max_key_memory=rr.MAX_KEY_MEMORY)
+    body = rr._body_start(src, True)
+    assert body == 4
+    assert rr._range_state(src, body, 0, 12, False, opts)
+    with pytest.raises(ream.MalformedError, match=r"^bad.csv: line 4, byte 14") as e:
+        rr._range_state(src, body, 12, 100, False, opts)
+    assert (e.value.path, e.value.offset) == ("bad.csv", 14)
+    # The whole-file route (one range) names the same place.
+    with pytest.raises(ream.MalformedError, match=r"^bad.csv: line 4, byte 14"):
+        rr._range_state(src, body, 0, src.size, True, opts)
+
+
+def test_glob_patterns_on_a_filesystem(tmp_path):
+    for p in ("a/x.xlsx", "a/b/y.xlsx", "a/b/z.csv", "c/w.xlsx"):
+        (tmp_path / p).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / p).write_bytes(b"x")
+    fs = subtree(tmp_path)
+
+    def names(p, ext=None):
+        return [s.name for s in rr._sources(p, fs, ext)]
+
+    assert names("a/*.xlsx") == ["a/x.xlsx"]
+    assert names("a/**/*.xlsx") == ["a/b/y.xlsx", "a/x.xlsx"]
+    assert names("*/w.xls[xm]") == ["c/w.xlsx"]
+    assert names("a", rr.EXCEL_EXTENSIONS) == ["a/b/y.xlsx", "a/x.xlsx"]
+    assert names(["a/x.xlsx", "a/*.xlsx"]) == ["a/x.xlsx"]
+    with pytest.raises(FileNotFoundError, match="matches no file"):
+        names("a/*.pdf")
+    with pytest.raises(FileNotFoundError, match="nope"):
+        names("nope")
+    with pytest.raises(TypeError, match="filesystem"):
+        rr._sources("a", object(), None)
+    with pytest.raises(ValueError, match="mix local paths and URIs"):
+        rr._sources([str(tmp_path / "a"), "s3://bucket/key"], None, None)
+
+
+def test_filesystem_sources_equal_local_ones(cluster, tmp_path):
+    files = workbooks(tmp_path / "books", n=2, rows=200)
+    fs = subtree(tmp_path)
+    got = rows_of(rr.read_excel("books", sheet="Data", filesystem=fs, include_paths=True))
+    want = single_machine(files, sheet="Data")
+    assert set(got.column("path").to_pylist()) == {"books/book0.xlsx", "books/book1.xlsx"}
+    got = got.drop_columns(["path", "sheet"])
+    assert sort_table(got, ["id"]).equals(sort_table(want, ["id"]))
+
+    agg = agg_inputs(tmp_path / "agg")
+    cat = tmp_path / "all.csv"
+    cat.write_bytes(b"".join(f.read_bytes() for f in agg))
+    got = rows_of(rr.aggregate("agg/*.csv", block_bytes=1000, fan_in=3, filesystem=fs))
+    assert got.equals(pa.table(ream.aggregate(cat)))
+
+    (tmp_path / "books" / "broken.xlsx").write_bytes(b"not a workbook")
+    recs = rows_of(rr.batch("books", filesystem=fs)).to_pylist()
+    local = {os.path.relpath(r["path"], tmp_path): rr._flat(r) for r in ream.batch(str(tmp_path / "books"))}
+    assert sorted(r["path"] for r in recs) == sorted(local)
+    for r in recs:
+        for k in ("format", "size", "outcome", "summary", "warning_count"):
+            assert r[k] == local[r["path"]][k], (r["path"], k)
+    with pytest.raises(ream.ReamError, match="^books/broken.xlsx: "):
+        rr.read_excel("books", filesystem=fs)
+
+
+def test_uris_and_fsspec_filesystems(cluster, tmp_path):
+    files = workbooks(tmp_path / "books", n=2, rows=50)
+    want = single_machine(files, sheet="Data")
+    uri = (tmp_path / "books").as_uri()
+    got = rows_of(rr.read_excel(uri, sheet="Data"))
+    assert sort_table(got, ["id"]).equals(sort_table(want, ["id"]))
+    fsspec = pytest.importorskip("fsspec")
+    got = rows_of(rr.read_excel(str(tmp_path / "books"), sheet="Data", filesystem=fsspec.filesystem("file")))
+    assert sort_table(got, ["id"]).equals(sort_table(want, ["id"]))
+    pdfs = sorted(glob.glob(str(CORPUS / "pdf" / "*.pdf")))[:2]
+    if pdfs:
+        info = rows_of(rr.read_pdf(pdfs, filesystem=fsspec.filesystem("file"))).to_pylist()
+        assert [r["pages"] for r in info] == [ream.pdf_info(p)["pages"] for p in pdfs]
+        assert [r["file"] for r in info] == pdfs
+
+
+def test_mixed_types_inside_one_sheet_warn_on_the_driver(cluster, tmp_path):
+    d = tmp_path / "one"
+    d.mkdir()
+    write_xlsx(d / "mixed.xlsx", {"S": [["v", "w"], [1, 1], ["x", 2]]})
+    with pytest.warns(ream.MixedTypesWarning, match=r"mixed.xlsx: .*'v'"):
+        ds = rr.read_excel(str(d))
+    got = rows_of(ds)
+    assert got.schema.field("v").type == pa.string()
+    assert got.column("v").to_pylist() == ["1", "x"]
+    assert got.column("w").to_pylist() == [1, 2]
+
+
+def test_aggregate_combine_keeps_the_key_budget(cluster, tmp_path):
+    d = tmp_path / "keys"
+    d.mkdir()
+    for f in range(3):
+        (d / f"p{f}.csv").write_text("".join(f"k{f}_{i};1\n" for i in range(4)))
+    # About 200 bytes a key: each file's 4 keys fit 1 KiB, the 12 merged do not.
+    with pytest.raises(ream.LimitExceededError, match="merged states"):
+        rr.aggregate(str(d), max_key_memory=1024)
+    got = rows_of(rr.aggregate(str(d), max_key_memory=4096))
+    assert got.num_rows == 12
+    (d / "p0.csv").write_text("".join(f"k0_{i};1\n" for i in range(10)))
+    with pytest.raises(ream.LimitExceededError, match="p0.csv"):
+        rr.aggregate(str(d), max_key_memory=1024)
+
+
+def test_column_projection_is_pushed_into_the_reader(cluster, tmp_path):
+    d = tmp_path / "proj"
+    d.mkdir()
+    # Column b ends before column a: the row count must not follow the
+    # columns read.
+    write_xlsx(d / "a.xlsx", {"S": [["a", "b", "c"], [1, "x", 1.5], [2, None, None], [3, None, 2.5]]})
+    write_xlsx(d / "b.xlsx", {"S": [["c", "a"], [9.5, 7]], "T": [["z"]]})
+    ds = rr.read_excel(str(d), include_paths=True)
+    assert ds.count() == 4
+    full = rows_of(ds)
+    got = rows_of(ds.select_columns(["b", "sheet"]))
+    assert got.column_names == ["b", "sheet"]
+    assert got.equals(full.select(["b", "sheet"]))
+    got = rows_of(rr.read_excel(str(d), sheet="S", columns=["c", "a"]).select_columns(["a"]))
+    assert sorted(got.column("a").to_pylist()) == [1, 2, 3, 7]
+    got = rows_of(rr.read_excel(str(d / "a.xlsx"), header_row=None, columns="B:C").select_columns(["column_2"]))
+    assert got.column("column_2").to_pylist() == ["c", "1.5", None, "2.5"]

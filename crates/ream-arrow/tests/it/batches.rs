@@ -4,7 +4,7 @@
 use crate::common::{both, no_header, xlsx};
 use arrow_array::Array;
 use proptest::prelude::*;
-use ream_arrow::{DType, ReadOptions, iter_batches, read_sheet};
+use ream_arrow::{ColumnSel, DType, ReadOptions, iter_batches, read_sheet, sheet_schema};
 use rust_xlsxwriter::{ExcelDateTime, Format};
 
 /// One generated cell.
@@ -74,6 +74,31 @@ proptest! {
                 at += b.num_rows();
             }
             prop_assert_eq!(at, all.num_rows());
+            // The schema alone (what ream.ray plans with) is the read's,
+            // and a read with every column typed and selected by index
+            // (what its read tasks run, with no inference pass) gives
+            // the same batches.
+            let (cols, warnings) = sheet_schema(&wb, 0, &opts).unwrap();
+            let names: Vec<&str> = whole.schema.fields().iter().map(|f| f.name().as_str()).collect();
+            prop_assert_eq!(cols.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), names);
+            for ((_, t), f) in cols.iter().zip(whole.schema.fields()) {
+                prop_assert_eq!(&t.arrow_type(), f.data_type());
+            }
+            prop_assert_eq!(warnings, whole.warnings.clone());
+            if !cols.is_empty() {
+                let typed = ReadOptions {
+                    dtypes: cols.clone(),
+                    columns: Some((0..cols.len()).map(ColumnSel::Index).collect()),
+                    ..opts.clone()
+                };
+                let mut at = 0;
+                for b in iter_batches(&wb, 0, &typed, batch_rows).unwrap() {
+                    let b = b.unwrap();
+                    prop_assert_eq!(&b, &all.slice(at, b.num_rows()));
+                    at += b.num_rows();
+                }
+                prop_assert_eq!(at, all.num_rows());
+            }
             if !header {
                 // Never lose a value: every non-empty cell is a non-null value.
                 let cells = grid.iter().flatten().filter(|c| match c {

@@ -165,6 +165,23 @@ class Workbook:
         errors_as: Literal["null", "string"] = "null",
     ) -> Table:
         """Streams one sheet into a Table (types from a first pass)."""
+    def schema(
+        self,
+        sheet: _Sheet = 0,
+        *,
+        header_row: Optional[int] = 0,
+        skip_rows: int = 0,
+        n_rows: Optional[int] = None,
+        columns: _Columns = None,
+        dtypes: Optional[Mapping[str, _DType]] = None,
+        infer_rows: Optional[int] = None,
+        on_error: Literal["raise", "null"] = "raise",
+        errors_as: Literal["null", "string"] = "null",
+    ) -> List[Tuple[str, _DType]]:
+        """The (name, dtype) columns a read of the sheet gives, inferred by one
+        streaming pass without building rows (none when ``dtypes`` covers
+        every column the header or ``columns`` names); mixed-type columns
+        warn as ``read`` warns."""
     def iter_batches(
         self,
         sheet: _Sheet = 0,

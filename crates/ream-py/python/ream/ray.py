@@ -6,10 +6,24 @@ Every function takes a path, a directory (walked recursively, sorted), a
 glob pattern (``*``, ``?``, ``[``; ``**`` recursive) or a list of them, and
 returns a ``ray.data.Dataset`` (lazy: nothing is read until it is consumed,
 except the planning that ``read_excel`` and ``aggregate`` do, stated
-below). Paths are made absolute on the driver; every node must see the
-files at the same paths (shared storage). Connects to the cluster
-``ray.init()`` finds (``RAY_ADDRESS``, or a local one) when Ray is not
-initialised yet.
+below). Connects to the cluster ``ray.init()`` finds (``RAY_ADDRESS``, or a
+local one) when Ray is not initialised yet.
+
+Where the files are:
+
+- Local paths (and ``file://`` URIs) are made absolute on the driver; every
+  node must see the files at the same paths (shared storage: NFS, a
+  mounted bucket). ream memory-maps them, so a task reads only what it
+  touches.
+- Other URIs (``s3://bucket/key``, ``gs://``, ``hdfs://``, ``abfs://``)
+  go through ``pyarrow.fs.FileSystem.from_uri``, or fsspec
+  (``fsspec.core.url_to_fs``) for schemes pyarrow lacks; or pass
+  ``filesystem=`` (a ``pyarrow.fs.FileSystem``, or an fsspec filesystem,
+  wrapped with ``pyarrow.fs.FSSpecHandler``) and paths in its terms. All
+  paths of one call are on one filesystem. A task then reads each file's
+  bytes into memory (a workbook or PDF whole, at its compressed size;
+  ``aggregate`` only its byte range), so a remote workbook must fit a
+  task's memory once more than a local one.
 """
 
 from __future__ import annotations
@@ -17,10 +31,15 @@ from __future__ import annotations
 import glob as _glob
 import json
 import os
+import re
+import shutil
+import tempfile
+import urllib.parse
 import warnings
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import ray
 from ray.data import Dataset, Datasource, ReadTask
 from ray.data.block import BlockMetadata
@@ -91,6 +110,217 @@ def expand_paths(paths: _PathArg, extensions: Optional[Tuple[str, ...]] = None) 
         raise FileNotFoundError(f"{list(map(os.fspath, paths))}: no files found")
     return out
 
+# --- where the files are ----------------------------------------------------
+
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+class _Src:
+    """One input file: ``path`` in the terms of ``fs`` (None: the local
+    file system, ream maps the file), ``name`` as messages, records and
+    the ``path`` column give it (the local path, or the URI), ``size`` in
+    bytes and ``mtime`` in ns (None when the filesystem does not say)."""
+
+    __slots__ = ("fs", "path", "name", "size", "mtime")
+
+    def __init__(self, fs, path: str, name: str, size: int, mtime: Optional[int] = None):
+        self.fs, self.path, self.name, self.size, self.mtime = fs, path, name, size, mtime
+
+    def __reduce__(self):
+        return (_Src, (self.fs, self.path, self.name, self.size, self.mtime))
+
+    def data(self):
+        """The local path, or the file's bytes read through its filesystem."""
+        if self.fs is None:
+            return self.path
+        with self.fs.open_input_file(self.path) as f:
+            return f.read()
+
+
+def _as_list(paths: _PathArg) -> List[str]:
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    out = []
+    for raw in paths:
+        p = os.fspath(raw)
+        out.append(os.fsdecode(p) if isinstance(p, bytes) else p)
+    return out
+
+
+def _wrap_filesystem(filesystem: Any) -> Any:
+    """A pyarrow filesystem as is; an fsspec one wrapped in FSSpecHandler."""
+    if isinstance(filesystem, pafs.FileSystem):
+        return filesystem
+    if hasattr(filesystem, "protocol") and hasattr(filesystem, "open"):
+        return pafs.PyFileSystem(pafs.FSSpecHandler(filesystem))
+    raise TypeError(
+        f"filesystem must be a pyarrow.fs.FileSystem or an fsspec filesystem, not {type(filesystem).__name__}"
+    )
+
+
+def _local_path(uri: str) -> str:
+    return urllib.parse.unquote(urllib.parse.urlparse(uri).path)
+
+
+def _from_uri(uri: str) -> Tuple[Any, str]:
+    """The filesystem of a URI and the path in it: pyarrow's, else fsspec's."""
+    try:
+        return pafs.FileSystem.from_uri(uri)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as e:
+        try:
+            import fsspec.core
+        except ImportError:
+            raise ValueError(
+                f"{uri}: pyarrow cannot open this URI ({e}) and fsspec is not installed; "
+                "install fsspec and its backend, or pass filesystem="
+            ) from None
+        fs, path = fsspec.core.url_to_fs(uri)
+        return _wrap_filesystem(fs), path
+
+
+def _resolve(paths: _PathArg, filesystem: Any) -> Tuple[Any, List[str], str]:
+    """(filesystem or None for local, the paths in its terms, the prefix
+    that makes a path a name the user recognises: the URI scheme)."""
+    items = _as_list(paths)
+    if filesystem is not None:
+        fs = _wrap_filesystem(filesystem)
+        bare = [_local_path(p) if p.startswith("file://") else _URI.sub("", p) for p in items]
+        if type(fs) is pafs.LocalFileSystem:
+            return None, bare, ""
+        return fs, bare, ""
+    uris = [p for p in items if _URI.match(p) and not p.startswith("file://")]
+    if not uris:
+        return None, [_local_path(p) if p.startswith("file://") else p for p in items], ""
+    if len(uris) != len(items):
+        raise ValueError("paths mix local paths and URIs: give one filesystem per call")
+    scheme = uris[0].split("://", 1)[0]
+    fs, first = _from_uri(uris[0])
+    out = [first]
+    for u in uris[1:]:
+        if u.split("://", 1)[0] != scheme:
+            raise ValueError(f"paths mix URI schemes ({scheme}:// and {u}): give one filesystem per call")
+        out.append(_path_in(fs, u))
+    if type(fs) is pafs.LocalFileSystem:
+        return None, out, ""
+    return fs, out, scheme + "://"
+
+
+def _path_in(fs: Any, uri: str) -> str:
+    """The path of ``uri`` on ``fs`` (its filesystem): object stores name
+    ``bucket/key`` (no per-URI look-up), others as ``from_uri`` says."""
+    stores = tuple(getattr(pafs, n) for n in ("S3FileSystem", "GcsFileSystem") if hasattr(pafs, n))
+    if isinstance(fs, stores):
+        return uri.split("://", 1)[1]
+    return _from_uri(uri)[1]
+
+
+def _glob_regex(pattern: str) -> "re.Pattern[str]":
+    """A glob as a regex over whole paths: ``*`` and ``?`` stay within one
+    path component, ``**`` crosses them, ``[...]`` is a character class."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[" and "]" in pattern[i + 2 :]:
+            j = pattern.index("]", i + 2)
+            body = pattern[i + 1 : j]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = j + 1
+            continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out))
+
+
+def _mtime_ns(info: Any) -> Optional[int]:
+    m = getattr(info, "mtime_ns", None)
+    return int(m) if m is not None else None
+
+
+def _expand_remote(fs: Any, items: List[str], prefix: str,
+                   extensions: Optional[Tuple[str, ...]]) -> List[_Src]:
+    out: List[_Src] = []
+    seen = set()
+
+    def add(info: Any) -> None:
+        if info.path not in seen:
+            seen.add(info.path)
+            out.append(_Src(fs, info.path, prefix + info.path, int(info.size or 0), _mtime_ns(info)))
+
+    def walk(d: str) -> None:
+        infos = fs.get_file_info(pafs.FileSelector(d, recursive=True))
+        for info in sorted(infos, key=lambda i: i.path):
+            name = info.path.rsplit("/", 1)[-1]
+            if info.type == pafs.FileType.File and (extensions is None or name.lower().endswith(extensions)):
+                add(info)
+
+    for p in items:
+        if any(c in p for c in "*?["):
+            parts = p.split("/")
+            fixed = []
+            for part in parts:
+                if any(c in part for c in "*?["):
+                    break
+                fixed.append(part)
+            base = "/".join(fixed) or ("/" if p.startswith("/") else "")
+            rx = _glob_regex(p.rstrip("/"))
+            infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
+            hits = sorted((i for i in infos if rx.fullmatch(i.path)), key=lambda i: i.path)
+            if not hits:
+                raise FileNotFoundError(f"{prefix}{p}: the pattern matches no file")
+            for h in hits:
+                walk(h.path) if h.type == pafs.FileType.Directory else add(h)
+            continue
+        info = fs.get_file_info(p.rstrip("/") or p)
+        if info.type == pafs.FileType.Directory:
+            walk(info.path)
+        elif info.type == pafs.FileType.File:
+            add(info)
+        else:
+            raise FileNotFoundError(f"{prefix}{p}: no such file or directory")
+    if not out:
+        raise FileNotFoundError(f"{[prefix + p for p in items]}: no files found")
+    return out
+
+
+def _sources(paths: _PathArg, filesystem: Any, extensions: Optional[Tuple[str, ...]]) -> List[_Src]:
+    """The input files of a call, local or through a filesystem."""
+    fs, items, prefix = _resolve(paths, filesystem)
+    if fs is None:
+        out = []
+        for p in expand_paths(items, extensions):
+            st = os.stat(p)
+            out.append(_Src(None, p, p, st.st_size, st.st_mtime_ns))
+        return out
+    return _expand_remote(fs, items, prefix, extensions)
+
+
+def _named(e: BaseException, name: str) -> BaseException:
+    """A ream exception raised on a file's bytes, naming the file: the same
+    class and attributes, the message prefixed with ``name``."""
+    if not isinstance(e, ream.ReamError) or getattr(e, "path", None):
+        return e
+    new = type(e)(f"{name}: {e}")
+    for attr in ("kind", "part", "sheet", "cell", "offset"):
+        setattr(new, attr, getattr(e, attr, None))
+    new.path = name
+    return new
+
+
 
 def _init() -> None:
     if not ray.is_initialized():
@@ -148,20 +378,13 @@ def _default_tasks() -> int:
 # --- spreadsheets ---------------------------------------------------------
 
 
-def _dtype_name(t: pa.DataType) -> str:
-    for name, at in _DTYPES.items():
-        if t == at:
-            return name
-    return "string"
-
-
-@ray.remote(num_cpus=1)
-def _plan_file(path: str, sheet: Any, options: Dict[str, Any]) -> Dict[str, Any]:
-    """The sheets of one workbook and the inferred types of their columns
-    (a full streaming inference pass, stopped after the first batch), or
-    the error that reading it raised."""
+def _plan_file(src: _Src, sheet: Any, options: Dict[str, Any]) -> Dict[str, Any]:
+    """The sheets of one workbook with the (name, dtype) columns a read of
+    each gives (one streaming inference pass per sheet, no rows built) and
+    the warnings that inference raised (mixed-type columns), or the error
+    that reading the file raised."""
     try:
-        wb = ream.open(path)
+        wb = ream.open(src.data())
         all_names = wb.sheet_names
         if sheet is None:
             names = all_names
@@ -169,19 +392,19 @@ def _plan_file(path: str, sheet: Any, options: Dict[str, Any]) -> Dict[str, Any]
             names = [all_names[sheet]]
         else:
             names = [sheet]  # a name, or an index ream reports as missing
-        sheets = []
-        for s in names:
-            it = wb.iter_batches(s, batch_rows=1, **options)
-            first = next(iter(it), None)
-            if first is None:
-                schema = pa.table(wb.read(s, n_rows=0, **options)).schema
-            else:
-                schema = pa.record_batch(first).schema
-            sheets.append((s, [(f.name, _dtype_name(f.type)) for f in schema]))
-            del it
-        return {"path": path, "sheets": sheets}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sheets = [(s, wb.schema(s, **options)) for s in names]
+        notes = [
+            ("mixed" if issubclass(w.category, ream.MixedTypesWarning) else "other", str(w.message))
+            for w in caught
+        ]
+        return {"src": src, "sheets": sheets, "warnings": notes}
     except Exception as e:  # noqa: BLE001 - reported to the driver as is
-        return {"path": path, "error": e}
+        return {"src": src, "error": _named(e, src.name)}
+
+
+_plan_task = ray.remote(num_cpus=1)(_plan_file)
 
 
 def _unify(plans: List[Dict[str, Any]], dtypes: Mapping[str, str]) -> Dict[str, str]:
@@ -194,7 +417,7 @@ def _unify(plans: List[Dict[str, Any]], dtypes: Mapping[str, str]) -> Dict[str, 
     for plan in plans:
         for sheet, cols in plan["sheets"]:
             for name, t in cols:
-                where.setdefault(name, {}).setdefault(t, []).append(f"{plan['path']} [{sheet}]")
+                where.setdefault(name, {}).setdefault(t, []).append(f"{plan['src'].name} [{sheet}]")
                 old = types.get(name)
                 if old is None or old == "null":
                     types[name] = t
@@ -217,33 +440,96 @@ def _unify(plans: List[Dict[str, Any]], dtypes: Mapping[str, str]) -> Dict[str, 
     return types
 
 
-def _excel_task(path: str, sheet: Any, options: Dict[str, Any], types: Dict[str, str],
-                batch_rows: int, include_paths: bool):
-    schema = _excel_schema(types, include_paths)
+def _excel_read(src: _Src, sheet: Any, cols: List[str], options: Dict[str, Any], schema: pa.Schema,
+                keep: Optional[List[str]], batch_rows: int, include_paths: bool):
+    """The read function of one (file, sheet): its batches as tables of
+    `schema` (columns the sheet lacks are null), or only the columns of
+    `keep` (None: all; a projection Ray pushed down). Only the sheet's
+    columns in `keep` are parsed into Arrow; with none (a count), the
+    first column is, and the tables keep their row counts without columns."""
+    names = schema.names if keep is None else [n for n in schema.names if n in keep]
+    out = pa.schema([schema.field(n) for n in names])
+    kept = [c for c in cols if c in names] or cols[:1]
+    # Every column read is typed and selected: one pass, no inference.
+    opts = dict(options, dtypes={c: options["dtypes"][c] for c in kept})
+    if options.get("columns") is None:
+        opts["columns"] = [i for i, c in enumerate(cols) if c in kept]
+    elif options.get("header_row") is None:
+        opts["columns"] = [int(c[len("column_"):]) for c in kept]
+    else:
+        opts["columns"] = kept
 
     def read() -> Iterable[pa.Table]:
-        wb = ream.open(path)
-        present = None
-        for b in wb.iter_batches(sheet, batch_rows=batch_rows, **options):
-            rb = pa.record_batch(b)
-            n = rb.num_rows
-            cols = {f.name: rb.column(i) for i, f in enumerate(rb.schema)}
-            present = True
-            arrays = []
-            for f in schema:
-                if f.name in cols:
-                    arrays.append(cols[f.name])
-                elif include_paths and f.name == "path":
-                    arrays.append(pa.array([path] * n, pa.string()))
-                elif include_paths and f.name == "sheet":
-                    arrays.append(pa.array([str(sheet)] * n, pa.string()))
-                else:
-                    arrays.append(pa.nulls(n, f.type))
-            yield pa.Table.from_arrays(arrays, schema=schema)
+        if not cols:
+            yield out.empty_table()
+            return
+        try:
+            wb = ream.open(src.data())
+            batches = wb.iter_batches(sheet, batch_rows=batch_rows, **opts)
+            present = None
+            for b in batches:
+                tb = pa.Table.from_batches([pa.record_batch(b)])
+                n = tb.num_rows
+                present = True
+                if not names:
+                    # Ray's stub column: a table without columns has no rows.
+                    yield pa.table({_STUB: pa.nulls(n)})
+                    continue
+                arrays = []
+                for f in out:
+                    if f.name in tb.column_names:
+                        arrays.append(tb.column(f.name))
+                    elif include_paths and f.name == "path":
+                        arrays.append(pa.array([src.name] * n, pa.string()))
+                    elif include_paths and f.name == "sheet":
+                        arrays.append(pa.array([str(sheet)] * n, pa.string()))
+                    else:
+                        arrays.append(pa.nulls(n, f.type))
+                yield pa.Table.from_arrays(arrays, schema=out)
+        except Exception as e:  # noqa: BLE001 - the same error, naming the file
+            raise _named(e, src.name) from None
         if present is None:
-            yield schema.empty_table()
+            yield out.empty_table()
 
-    return read, [path], schema
+    return read, out
+
+
+try:  # the column Ray's own readers give a block of rows without columns
+    from ray.data._internal.arrow_block import _BATCH_SIZE_PRESERVING_STUB_COL_NAME as _STUB
+except ImportError:  # pragma: no cover - other Ray versions
+    _STUB = "__bsp_stub"
+
+
+class _ExcelSource(Datasource):
+    """One read task per (file, sheet), with the column selection of a
+    projection (``select_columns``, ``count``) pushed down into ream."""
+
+    def __init__(self, units: List[Tuple[_Src, Any, List[str], Dict[str, Any]]], schema: pa.Schema,
+                 batch_rows: int, include_paths: bool):
+        super().__init__()
+        self._units = units
+        self._schema = schema
+        self._batch_rows = batch_rows
+        self._include_paths = include_paths
+        self._projection_map = None
+
+    def get_name(self) -> str:
+        return "ReamExcel"
+
+    def supports_projection_pushdown(self) -> bool:
+        return True
+
+    def estimate_inmemory_data_size(self) -> Optional[int]:
+        return None
+
+    def get_read_tasks(self, parallelism: int, per_task_row_limit=None, data_context=None) -> List[ReadTask]:
+        keep = None if self._projection_map is None else list(self._projection_map)
+        tasks = []
+        for src, sheet, cols, opts in self._units:
+            fn, out = _excel_read(src, sheet, cols, opts, self._schema, keep, self._batch_rows,
+                                  self._include_paths)
+            tasks.append(ReadTask(fn, _metadata([src.name]), schema=out))
+        return tasks
 
 
 def _excel_schema(types: Dict[str, str], include_paths: bool) -> pa.Schema:
@@ -263,88 +549,105 @@ def read_excel(
     batch_rows: int = 65536,
     include_paths: bool = False,
     on_error: str = "raise",
+    filesystem: Any = None,
 ) -> Dataset:
     """Workbooks (XLSX, XLSM, ODS; a directory walk keeps those endings) as
     one Dataset: one read task per (file, sheet), each streaming its sheet
     with ``ream.open(p).iter_batches`` in blocks of ``batch_rows`` rows
-    (default 65536), so a task holds about three batches, never the sheet.
+    (default 65536), so a task holds about three batches, never the sheet
+    (plus, for a file read through a filesystem, the file's bytes).
 
     ``sheet``: None (default) reads every sheet of every file; a name or
     0-based index reads that sheet of each file. ``header_row``,
     ``columns`` and ``dtypes`` are those of ``ream.read_excel``.
     ``include_paths=True`` adds string columns ``path`` and ``sheet``.
+    ``filesystem``: see the module docstring (URIs need none).
 
-    Planning (eager, in Ray tasks, one per file): each sheet's column types
-    are inferred by a streaming pass; the schema is the union of columns in
-    order of first appearance, each typed as the Python reader types a
+    Planning (eager, in Ray tasks, one per file): each sheet's columns and
+    types come from ``Workbook.schema`` (one streaming pass, no rows
+    built); mixed-type columns inside a sheet warn on the driver
+    (MixedTypesWarning naming the file). The schema is the union of columns
+    in order of first appearance, each typed as the Python reader types a
     column: the one type its sheets agree on (null columns give way),
     float64 for int64 with float64, else string with a MixedTypesWarning
     naming the files and sheets; ``dtypes`` overrides. The read tasks then
-    read with those dtypes (one pass, values converted as ``dtypes`` does);
-    a column a sheet lacks is null there.
+    read with every column typed and selected (one pass, values converted
+    as ``dtypes`` does); a column a sheet lacks is null there.
 
     ``on_error="raise"`` (default): a file that cannot be read raises its
-    ream exception (or OSError). ``"skip"``: such files are left out and
-    one ReamWarning lists each with its error.
+    ream exception (or OSError), naming the file. ``"skip"``: such files
+    are left out and one ReamWarning lists each with its error.
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error = {on_error!r}: give 'raise' or 'skip'")
     if batch_rows < 1:
         raise ValueError(f"batch_rows = {batch_rows}: give 1 or more")
-    files = expand_paths(paths, EXCEL_EXTENSIONS)
+    files = _sources(paths, filesystem, EXCEL_EXTENSIONS)
     _init()
     options: Dict[str, Any] = {"header_row": header_row}
     if columns is not None:
         options["columns"] = columns
     if dtypes:
         options["dtypes"] = dict(dtypes)
-    plans = ray.get([_plan_file.remote(f, sheet, options) for f in files])
+    plans = ray.get([_plan_task.remote(f, sheet, options) for f in files])
     bad = [p for p in plans if "error" in p]
     if bad:
         if on_error == "raise":
             raise bad[0]["error"]
-        listing = "; ".join(f"{p['path']}: {type(p['error']).__name__}: {p['error']}" for p in bad)
+        listing = "; ".join(f"{p['src'].name}: {type(p['error']).__name__}: {p['error']}" for p in bad)
         warnings.warn(f"skipped {len(bad)} file(s) that could not be read: {listing}",
                       ream.ReamWarning, stacklevel=2)
     good = [p for p in plans if "error" not in p]
-    types = _unify(good, dtypes or {})
-    tasks = []
     for p in good:
-        for s, cols in p["sheets"]:
-            # Every column of the sheet typed: the read task reads once.
-            opts = dict(options, dtypes={n: types[n] for n, _ in cols})
-            tasks.append(_excel_task(p["path"], s, opts, types, batch_rows, include_paths))
-    if not tasks:
-        schema = _excel_schema(types, include_paths)
+        for kind, text in p["warnings"]:
+            category = ream.MixedTypesWarning if kind == "mixed" else ream.ReamWarning
+            warnings.warn(f"{p['src'].name}: {text}", category, stacklevel=2)
+    types = _unify(good, dtypes or {})
+    schema = _excel_schema(types, include_paths)
+    units = [
+        (p["src"], s, [n for n, _ in cols], dict(options, dtypes={n: types[n] for n, _ in cols}))
+        for p in good
+        for s, cols in p["sheets"]
+    ]
+    if not units:
         return ray.data.from_arrow(schema.empty_table())
-    return _dataset("ReamExcel", tasks)
+    return ray.data.read_datasource(_ExcelSource(units, schema, batch_rows, include_paths))
 
 
 # --- PDFs -----------------------------------------------------------------
 
 
-def read_pdf(paths: _PathArg, what: str = "info", *, password: Optional[str] = None) -> Dataset:
+def read_pdf(paths: _PathArg, what: str = "info", *, password: Optional[str] = None,
+             filesystem: Any = None) -> Dataset:
     """PDFs (a directory walk keeps ``.pdf``): ``what="info"`` (default)
     gives one row per file with the fields of ``ream.pdf_info``;
     ``"pages"`` one row per page with the columns of ``ream.pdf_pages`` and
     a ``path`` column. Nested values (info, revisions, warnings) are JSON
     text. Files are read in slices, four per CPU of the cluster; a file
-    that cannot be read raises its ream exception (or OSError)."""
+    that cannot be read raises its ream exception (or OSError), naming the
+    file. ``filesystem``: see the module docstring."""
     if what not in ("info", "pages"):
         raise ValueError(f"what = {what!r}: give 'info' or 'pages'")
-    files = expand_paths(paths, PDF_EXTENSIONS)
+    files = _sources(paths, filesystem, PDF_EXTENSIONS)
     _init()
 
-    def task(chunk: Sequence[str]):
+    def task(chunk: Sequence[_Src]):
         def read() -> Iterable[pa.Table]:
-            if what == "info":
-                yield pa.Table.from_pylist([_flat(ream.pdf_info(p, password=password)) for p in chunk])
-            else:
-                for p in chunk:
-                    t = pa.table(ream.pdf_pages(p, password=password))
-                    yield t.append_column("path", pa.array([p] * t.num_rows, pa.string()))
+            for src in chunk:
+                try:
+                    if what == "info":
+                        info = ream.pdf_info(src.data(), password=password)
+                    else:
+                        t = pa.table(ream.pdf_pages(src.data(), password=password))
+                except Exception as e:  # noqa: BLE001 - the same error, naming the file
+                    raise _named(e, src.name) from None
+                if what == "info":
+                    info["file"] = src.name
+                    yield pa.Table.from_pylist([_flat(info)])
+                else:
+                    yield t.append_column("path", pa.array([src.name] * t.num_rows, pa.string()))
 
-        return read, list(chunk), None
+        return read, [s.name for s in chunk], None
 
     return _dataset("ReamPdf", [task(c) for c in _slices(files, _default_tasks())])
 
@@ -352,7 +655,34 @@ def read_pdf(paths: _PathArg, what: str = "info", *, password: Optional[str] = N
 # --- batch ----------------------------------------------------------------
 
 
-def batch(paths: _PathArg, *, isolate: bool = False, timeout: Optional[float] = None) -> Dataset:
+def _batch_records(chunk: Sequence[_Src], isolate: bool, timeout: Optional[float]) -> List[Dict[str, Any]]:
+    """``ream.batch`` records of `chunk`: local files in place; files on a
+    filesystem copied one at a time into a private temporary directory
+    (records then name the file as given, with its size and mtime there)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ream.ReamWarning)
+        local = [s.path for s in chunk if s.fs is None]
+        rows = list(ream.batch(local, jobs=1, isolate=isolate, timeout=timeout)) if local else []
+        remote = [s for s in chunk if s.fs is not None]
+        if remote:
+            tmp = tempfile.mkdtemp(prefix="ream-batch-")
+            try:
+                for s in remote:
+                    copy = os.path.join(tmp, s.path.rsplit("/", 1)[-1] or "file")
+                    with s.fs.open_input_stream(s.path) as src, open(copy, "wb") as dst:
+                        shutil.copyfileobj(src, dst, 1 << 20)
+                    for r in ream.batch([copy], jobs=1, isolate=isolate, timeout=timeout):
+                        r["path"] = s.name
+                        r["mtime"] = s.mtime
+                        rows.append(r)
+                    os.unlink(copy)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+def batch(paths: _PathArg, *, isolate: bool = False, timeout: Optional[float] = None,
+          filesystem: Any = None) -> Dataset:
     """``ream.batch`` over a cluster: one row per file with the fields of a
     ``ream batch`` record (path, format, size, mtime, outcome, summary,
     warning_count, warnings, elapsed_ms, threads); nested values (an
@@ -360,18 +690,18 @@ def batch(paths: _PathArg, *, isolate: bool = False, timeout: Optional[float] = 
     Files (every file of a directory) are analysed in slices, four per CPU
     of the cluster, each task running ``ream.batch(slice, jobs=1,
     isolate=isolate, timeout=timeout)``; rows come in task order, within a
-    task in the order files finish."""
-    files = expand_paths(paths)
+    task in the order files finish. Files on a ``filesystem`` (see the
+    module docstring) are copied one at a time to the task's temporary
+    directory first (disk: the largest file of the slice)."""
+    files = _sources(paths, filesystem, None)
     _init()
 
-    def task(chunk: Sequence[str]):
+    def task(chunk: Sequence[_Src]):
         def read() -> Iterable[pa.Table]:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ream.ReamWarning)
-                rows = [_flat(r) for r in ream.batch(list(chunk), jobs=1, isolate=isolate, timeout=timeout)]
+            rows = [_flat(r) for r in _batch_records(chunk, isolate, timeout)]
             yield pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA)
 
-        return read, list(chunk), _BATCH_SCHEMA
+        return read, [s.name for s in chunk], _BATCH_SCHEMA
 
     return _dataset("ReamBatch", [task(c) for c in _slices(files, _default_tasks())])
 
@@ -395,15 +725,81 @@ _BATCH_SCHEMA = pa.schema([
 #: Default byte range per aggregation task (64 MiB).
 BLOCK_BYTES = 64 << 20
 
+#: Default budget of distinct keys, in bytes, for each task and the
+#: combine (as ``ream agg --max-key-memory``): 512 MiB.
+MAX_KEY_MEMORY = 512 << 20
+
+#: Bytes read at a time while looking for a line break past a range's end.
+_SCAN = 64 << 10
+
+
+def _line_start_after(f: Any, x: int, size: int) -> int:
+    """The first line start after byte ``x`` of the file open as ``f``:
+    one past the first ``\\n`` at or after ``x``, or ``size``."""
+    while x < size:
+        chunk = f.read_at(min(_SCAN, size - x), x)
+        i = chunk.find(b"\n")
+        if i >= 0:
+            return x + i + 1
+        x += len(chunk)
+    return size
+
+
+def _body_start(src: _Src, header: bool) -> int:
+    """Where a file's first data line starts: after a UTF-8 BOM and, with
+    ``header``, after the first line (as ream-agg finds it)."""
+    if src.size == 0:
+        return 0
+    with src.fs.open_input_file(src.path) as f:
+        bom = 3 if f.read_at(min(3, src.size), 0) == b"\xef\xbb\xbf" else 0
+        return _line_start_after(f, bom, src.size) if header else bom
+
+
+def _range_state(src: _Src, body: int, start: int, end: int, whole: bool, options: Dict[str, Any]) -> bytes:
+    """The partial state of the lines of `src` that start in
+    ``start..end`` (and at or after ``body``), reading only those lines
+    (and the line break before them) through its filesystem. A local file
+    is memory-mapped by ream instead. Errors name the file, line and byte
+    offset (the lines before the range are counted only then)."""
+    keep = ("delimiter", "key_col", "value_col", "max_key_memory")
+    if src.fs is None:
+        return _ream._agg_partial(src.path, start, end, **options)
+    try:
+        if whole:
+            return _ream._agg_partial(src.data(), 0, src.size, **options)
+        opts = {k: options[k] for k in keep}
+        with src.fs.open_input_file(src.path) as f:
+            s = max(start, body)
+            if s > body:
+                s = _line_start_after(f, s - 1, src.size)
+            e = min(end, src.size)
+            if e > s:
+                e = _line_start_after(f, e - 1, src.size)
+            data = f.read_at(e - s, s) if e > s else b""
+            try:
+                return _ream._agg_lines(data, base_offset=s, **opts)
+            except ream.ReamError as err:
+                if err.offset is None:
+                    raise
+                lines = 0
+                at = 0
+                while at < s:
+                    chunk = f.read_at(min(_SCAN * 16, s - at), at)
+                    lines += chunk.count(b"\n")
+                    at += len(chunk)
+                return _ream._agg_lines(data, base_line=lines, base_offset=s, **opts)
+    except Exception as e:  # noqa: BLE001 - the same error, naming the file
+        raise _named(e, src.name) from None
+
 
 @ray.remote(num_cpus=1)
-def _agg_range(path: str, start: int, end: int, options: Dict[str, Any]) -> bytes:
-    return _ream._agg_partial(path, start, end, **options)
+def _agg_range(src: _Src, body: int, start: int, end: int, whole: bool, options: Dict[str, Any]) -> bytes:
+    return _range_state(src, body, start, end, whole, options)
 
 
 @ray.remote(num_cpus=1)
-def _agg_combine(*states: bytes) -> bytes:
-    return _ream._agg_merge(list(states))
+def _agg_combine(max_key_memory: int, *states: bytes) -> bytes:
+    return _ream._agg_merge(list(states), max_key_memory=max_key_memory)
 
 
 def aggregate(
@@ -415,6 +811,8 @@ def aggregate(
     header: bool = False,
     block_bytes: int = BLOCK_BYTES,
     fan_in: int = 16,
+    max_key_memory: int = MAX_KEY_MEMORY,
+    filesystem: Any = None,
 ) -> Dataset:
     """``ream.aggregate`` over files spread across a cluster: one row per
     key (key, count, min, mean, max; exact decimals), equal to ``ream agg``
@@ -424,33 +822,42 @@ def aggregate(
     Each file is cut into byte ranges of ``block_bytes`` (default 64 MiB);
     a range owns the lines that start in it, and only a file's first range
     skips its header (``header=True``: the first line of every file). Each
-    range is one Ray task (1 CPU, one thread) that memory-maps its range
-    and aggregates it into an exact partial state (count, fixed-point sum,
-    min, max per key); the states are merged by a tree of Ray tasks,
-    ``fan_in`` (default 16) states each, and the last state becomes the
-    result. The work runs when this function is called (the Dataset holds
-    the result). A file with quoted fields (a delimiter other than ";")
-    must fit one range. Errors (a bad row, a missing file) raise as
-    ``ream.aggregate`` raises them, naming the file, line and byte offset.
-    Per-task memory: the distinct keys of the range (a partial state is
-    about 100 bytes per key).
+    range is one Ray task (1 CPU, one thread) that aggregates its range
+    into an exact partial state (count, fixed-point sum, min, max per key):
+    a local file is memory-mapped, a file on a ``filesystem`` (see the
+    module docstring) read from its range's start to the line break past
+    its end. The states are merged by a tree of Ray tasks, ``fan_in``
+    (default 16) states each, and the last state becomes the result. The
+    work runs when this function is called (the Dataset holds the result).
+
+    A file with quoted fields (a delimiter other than ";") must fit one
+    range. Errors (a bad row, a missing file) raise as ``ream.aggregate``
+    raises them, naming the file, line and byte offset.
+
+    Memory: a task holds the distinct keys of its range (a partial state is
+    about 100 bytes per key), plus its range's bytes for a remote file;
+    ``max_key_memory`` (default 512 MiB, counted as ``ream agg
+    --max-key-memory`` counts it) bounds the keys of every task and of
+    every combine, which raises LimitExceededError past it.
     """
     if block_bytes < 1:
         raise ValueError(f"block_bytes = {block_bytes}: give 1 or more")
     if fan_in < 2:
         raise ValueError(f"fan_in = {fan_in}: give 2 or more")
-    files = expand_paths(paths)
+    files = _sources(paths, filesystem, None)
     _init()
-    options = dict(delimiter=delimiter, key_col=key_col, value_col=value_col, header=header, threads=1)
+    options = dict(delimiter=delimiter, key_col=key_col, value_col=value_col, header=header,
+                   threads=1, max_key_memory=max_key_memory)
     refs = []
     for f in files:
-        size = os.path.getsize(f)
-        for start in range(0, max(size, 1), block_bytes):
-            refs.append(_agg_range.remote(f, start, start + block_bytes, options))
+        body = _body_start(f, header) if f.fs is not None else 0
+        whole = f.size <= block_bytes
+        for start in range(0, max(f.size, 1), block_bytes):
+            refs.append(_agg_range.remote(f, body, start, start + block_bytes, whole, options))
     while len(refs) > 1:
-        refs = [_agg_combine.remote(*refs[i : i + fan_in]) for i in range(0, len(refs), fan_in)]
+        refs = [_agg_combine.remote(max_key_memory, *refs[i : i + fan_in]) for i in range(0, len(refs), fan_in)]
     table = pa.table(_ream._agg_finish(ray.get(refs[0])))
     return ray.data.from_arrow(table)
 
 
-__all__ = ["read_excel", "read_pdf", "batch", "aggregate", "expand_paths", "BLOCK_BYTES"]
+__all__ = ["read_excel", "read_pdf", "batch", "aggregate", "expand_paths", "BLOCK_BYTES", "MAX_KEY_MEMORY"]
