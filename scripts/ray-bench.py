@@ -7,8 +7,8 @@ each, whole-cluster start excluded. Usage (a venv with ream[ray]):
 fs: the aggregate and read_excel again with the files read through a
 pyarrow filesystem (SubTreeFileSystem over bench-data: the route of files
 in object stores, without the network).
-Writes /tmp/rbench/ray.jsonl (the aggregate, to compare with
-`ream agg --format jsonl`)."""
+Writes /tmp/rbench/ray.jsonl and, with fs, ray-fs.jsonl (the aggregates,
+to compare with `ream agg --format jsonl`)."""
 import os, sys, time, json, threading, subprocess
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 import ray, pyarrow as pa
@@ -76,6 +76,10 @@ if "fs" in what:
     fs = pafs.SubTreeFileSystem(os.path.abspath(D), pafs.LocalFileSystem())
     def agg_fs():
         t = pa.concat_tables(ray.get(rr.aggregate("1brc-100m.txt", filesystem=fs).to_arrow_refs()))
+        os.makedirs("/tmp/rbench", exist_ok=True)
+        with open("/tmp/rbench/ray-fs.jsonl", "w") as out:
+            for r in t.to_pylist():
+                out.write(json.dumps([r["key"], r["count"], str(r["min"]), str(r["mean"]), str(r["max"])]) + "\n")
         return t.num_rows, int(pa.compute.sum(t["count"]).as_py())
     run("ray.aggregate 1brc-100m through a pyarrow filesystem", agg_fs)
     run("ray.read_excel seed+many+giant through a pyarrow filesystem count",

@@ -11,6 +11,12 @@
 //!
 //! Cell values come from [`row_values`], shared by both formats, so
 //! `seed_ods` / `giant_ods` hold exactly the values of `seed` / `giant`.
+//!
+//! `seed_lo_ods` / `giant_lo_ods` are ODS files written by LibreOffice
+//! itself (`soffice --headless --convert-to ods` of `seed` / `giant`; see
+//! [`crate::lo`]), so ODS readers are measured on the cell shapes a real
+//! office suite writes, not only on this generator's. They need LibreOffice
+//! (`apt-get install libreoffice-calc-nogui`) and are made only when named.
 
 use crate::prng::SplitMix64;
 use anyhow::{Context, Result, bail};
@@ -29,6 +35,10 @@ pub const DATASETS: &[&str] = &[
     "seed_ods",
     "giant_ods",
 ];
+
+/// Datasets written by LibreOffice (made only when named: they need
+/// `soffice`).
+pub const LO_DATASETS: &[&str] = &["seed_lo_ods", "giant_lo_ods"];
 
 /// Column layout of a dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +98,9 @@ pub struct Spec {
     pub kind: FileKind,
     /// File name stem (`seed_ods` is written as `seed.ods`).
     pub stem: &'static str,
+    /// The XLSX dataset LibreOffice converts into this one, or `None`
+    /// for files this crate writes.
+    pub converted_from: Option<&'static str>,
 }
 
 impl Spec {
@@ -115,6 +128,11 @@ impl Spec {
 /// The spec of a dataset name.
 pub fn spec(name: &str) -> Option<Spec> {
     use FileKind::{Ods, Xlsx};
+    let converted_from = match name {
+        "seed_lo_ods" => Some("seed"),
+        "giant_lo_ods" => Some("giant"),
+        _ => None,
+    };
     let (groups, layout, seed, kind, stem): (&'static [(u32, u32)], _, _, _, _) = match name {
         "seed" => (&[(8, 5_000)], Layout::Basic4, 0x5EED, Xlsx, "seed"),
         "tiny" => (&[(8, 1)], Layout::Basic4, 0x7111, Xlsx, "tiny"),
@@ -130,6 +148,8 @@ pub fn spec(name: &str) -> Option<Spec> {
         ),
         "seed_ods" => (&[(8, 5_000)], Layout::Basic4, 0x5EED, Ods, "seed"),
         "giant_ods" => (&[(1, 1_000_000)], Layout::Mixed10, 0x61A1, Ods, "giant"),
+        "seed_lo_ods" => (&[(8, 5_000)], Layout::Basic4, 0x5EED, Ods, "seed-lo"),
+        "giant_lo_ods" => (&[(1, 1_000_000)], Layout::Mixed10, 0x61A1, Ods, "giant-lo"),
         _ => return None,
     };
     Some(Spec {
@@ -138,6 +158,7 @@ pub fn spec(name: &str) -> Option<Spec> {
         seed,
         kind,
         stem,
+        converted_from,
     })
 }
 
@@ -177,7 +198,11 @@ pub struct Generated {
 /// Writes dataset `name` at `scale` into `dir` unless it exists (or `force`).
 pub fn generate(dir: &Path, name: &str, scale: f64, force: bool) -> Result<Generated> {
     let Some(sp) = spec(name) else {
-        bail!("unknown dataset {name:?}; known: {}", DATASETS.join(", "));
+        bail!(
+            "unknown dataset {name:?}; known: {}, {}",
+            DATASETS.join(", "),
+            LO_DATASETS.join(", ")
+        );
     };
     if !(scale > 0.0 && scale <= 1.0) {
         bail!("--scale must be in (0, 1], got {scale}");
@@ -198,9 +223,13 @@ pub fn generate(dir: &Path, name: &str, scale: f64, force: bool) -> Result<Gener
     }
     let t0 = Instant::now();
     let partial = path.with_extension(format!("{}.partial", sp.kind.ext()));
-    match sp.kind {
-        FileKind::Xlsx => write_xlsx(&partial, dir, &sp, scale)?,
-        FileKind::Ods => crate::odsgen::write_ods(&partial, &sp, scale)?,
+    match (sp.kind, sp.converted_from) {
+        (_, Some(from)) => {
+            let src = generate(dir, from, scale, false)?;
+            crate::lo::convert_to_ods(&src.path, &partial)?;
+        }
+        (FileKind::Xlsx, None) => write_xlsx(&partial, dir, &sp, scale)?,
+        (FileKind::Ods, None) => crate::odsgen::write_ods(&partial, &sp, scale)?,
     }
     std::fs::rename(&partial, &path)?;
     let bytes = std::fs::metadata(&path)?.len();

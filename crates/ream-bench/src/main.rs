@@ -109,6 +109,7 @@ mod calibrate;
 mod child;
 #[path = "gen.rs"]
 mod datagen;
+mod lo;
 mod measure;
 mod odsgen;
 mod pdfbench;

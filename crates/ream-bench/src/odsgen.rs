@@ -227,6 +227,7 @@ mod tests {
                 seed: 1,
                 kind: FileKind::Ods,
                 stem: "t1",
+                converted_from: None,
             },
             Spec {
                 groups: &[(3, 25)],
@@ -234,6 +235,7 @@ mod tests {
                 seed: 2,
                 kind: FileKind::Ods,
                 stem: "t2",
+                converted_from: None,
             },
             spec("seed_ods").unwrap(),
         ];
