@@ -469,3 +469,15 @@ def test_column_projection_is_pushed_into_the_reader(cluster, tmp_path):
     assert sorted(got.column("a").to_pylist()) == [1, 2, 3, 7]
     got = rows_of(rr.read_excel(str(d / "a.xlsx"), header_row=None, columns="B:C").select_columns(["column_2"]))
     assert got.column("column_2").to_pylist() == ["c", "1.5", None, "2.5"]
+
+
+def test_projection_of_batch_and_pdf_rows(cluster, tmp_path):
+    files = workbooks(tmp_path / "books", n=2, rows=5)
+    ds = rr.batch(str(tmp_path / "books"))
+    assert ds.count() == 2
+    got = rows_of(ds.select_columns(["path", "outcome"]))
+    assert got.column_names == ["path", "outcome"]
+    assert sorted(got.column("path").to_pylist()) == sorted(str(f) for f in files)
+    pdfs = sorted(glob.glob(str(CORPUS / "pdf" / "*.pdf")))[:3]
+    if pdfs:
+        assert rr.read_pdf(pdfs, what="pages").count() == sum(pa.table(ream.pdf_pages(p)).num_rows for p in pdfs)

@@ -340,23 +340,54 @@ def _metadata(files: Sequence[str]) -> BlockMetadata:
     return BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=tuple(files))
 
 
+try:  # the column Ray's own readers give a block of rows without columns
+    from ray.data._internal.arrow_block import _BATCH_SIZE_PRESERVING_STUB_COL_NAME as _STUB
+except ImportError:  # pragma: no cover - other Ray versions
+    _STUB = "__bsp_stub"
+
+
 class _Tasks(Datasource):
-    """A datasource of ready-made read functions, one read task each."""
+    """A datasource of ready-made read functions, one read task each. A
+    projection Ray pushes down (``select_columns``, ``count``) is applied
+    in the task, so only the columns asked for leave it."""
 
     def __init__(self, name: str, tasks: List[Tuple[Any, List[str], Optional[pa.Schema]]]):
+        super().__init__()
         self._name = name
         self._tasks = tasks
+        self._projection_map = None
 
     def get_name(self) -> str:
         return self._name
+
+    def supports_projection_pushdown(self) -> bool:
+        return True
 
     def estimate_inmemory_data_size(self) -> Optional[int]:
         return None
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit=None, data_context=None) -> List[ReadTask]:
-        return [
-            ReadTask(fn, _metadata(files), schema=schema) for fn, files, schema in self._tasks
-        ]
+        keep = None if self._projection_map is None else list(self._projection_map)
+        out = []
+        for fn, files, schema in self._tasks:
+            if keep is not None:
+                fn = _projected(fn, keep)
+                if schema is not None:
+                    schema = pa.schema([f for f in schema if f.name in keep])
+            out.append(ReadTask(fn, _metadata(files), schema=schema))
+        return out
+
+
+def _projected(fn: Any, keep: List[str]) -> Any:
+    """`fn`'s tables with only the columns of `keep` (Ray's stub column
+    when none is kept, so that the tables keep their row counts)."""
+
+    def read() -> Iterable[pa.Table]:
+        for t in fn():
+            names = [n for n in t.column_names if n in keep]
+            yield t.select(names) if names else pa.table({_STUB: pa.nulls(t.num_rows)})
+
+    return read
 
 
 def _dataset(name: str, tasks: List[Tuple[Any, List[str], Optional[pa.Schema]]]) -> Dataset:
@@ -492,12 +523,6 @@ def _excel_read(src: _Src, sheet: Any, cols: List[str], options: Dict[str, Any],
             yield out.empty_table()
 
     return read, out
-
-
-try:  # the column Ray's own readers give a block of rows without columns
-    from ray.data._internal.arrow_block import _BATCH_SIZE_PRESERVING_STUB_COL_NAME as _STUB
-except ImportError:  # pragma: no cover - other Ray versions
-    _STUB = "__bsp_stub"
 
 
 class _ExcelSource(Datasource):
