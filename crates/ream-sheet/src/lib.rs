@@ -41,6 +41,7 @@ mod workbook;
 mod worksheet;
 #[cfg(test)]
 mod worksheet_props;
+mod xls;
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::*;

@@ -81,10 +81,6 @@ fn check_container(src: &[u8]) -> Result<()> {
             ErrorKind::Encrypted,
             "the workbook is password-protected (an encrypted OOXML package in a CFB container)",
         )),
-        Container::Cfb => Err(Error::new(
-            ErrorKind::Unsupported,
-            "this is an OLE2/CFB compound file (a legacy .xls workbook?), not an XLSX ZIP package",
-        )),
         Container::Pdf => Err(Error::new(
             ErrorKind::Unsupported,
             "this is a PDF, not a workbook",
@@ -96,6 +92,12 @@ fn check_container(src: &[u8]) -> Result<()> {
 
 pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
     let t0 = Instant::now();
+    if ream_zip::sniff(&src) == Container::Cfb {
+        return crate::xls::open(src, opts, t0);
+    }
+    if crate::xls::is_bare_biff(&src) {
+        return crate::xls::open_stream(&src, opts, t0);
+    }
     check_container(&src)?;
     let limits = &opts.limits;
     let zip_limits = ream_zip::Limits {

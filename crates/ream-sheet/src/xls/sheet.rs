@@ -1,0 +1,331 @@
+//! One worksheet substream (phase B): cell records into a
+//! [`CellStore`], plus hidden rows and columns, merged ranges and the
+//! declared dimension. Embedded substreams (a chart's BOF..EOF inside a
+//! sheet) are skipped.
+
+use super::globals::Globals;
+use super::records::{Records, f64_at, malformed, u16_at, u32_at};
+use crate::dates::kind_for;
+use crate::error::{Error, Result};
+use crate::model::{CellError, CellRange};
+use crate::options::Limits;
+use crate::sst::SharedStrings;
+use crate::store::{
+    CellStore, RawCell, T_BOOL, T_DATE, T_EMPTY, T_ERROR, T_INLINE, T_NUMBER, T_SST, date_kind_code,
+};
+use std::sync::Arc;
+
+const BOF: u16 = 0x0809;
+const EOF: u16 = 0x000A;
+const DIMENSION: u16 = 0x0200;
+const LABELSST: u16 = 0x00FD;
+const LABEL: u16 = 0x0204;
+const RSTRING: u16 = 0x00D6;
+const RK: u16 = 0x027E;
+const MULRK: u16 = 0x00BD;
+const NUMBER: u16 = 0x0203;
+const BOOLERR: u16 = 0x0205;
+const FORMULA: u16 = 0x0006;
+const STRING: u16 = 0x0207;
+const SHRFMLA: u16 = 0x04BC;
+const ARRAY: u16 = 0x0221;
+const TABLE: u16 = 0x0236;
+const ROW: u16 = 0x0208;
+const COLINFO: u16 = 0x007D;
+const MERGEDCELLS: u16 = 0x00E5;
+
+/// What one sheet substream holds.
+#[derive(Debug, Default)]
+pub(super) struct ParsedXls {
+    pub store: CellStore,
+    pub dimension: Option<CellRange>,
+    pub merged: Vec<CellRange>,
+    pub hidden_rows: Vec<u32>,
+    pub hidden_cols: Vec<u32>,
+}
+
+/// The cell error of a BIFF error code.
+fn cell_error(code: u8) -> CellError {
+    match code {
+        0x00 => CellError::Null,
+        0x07 => CellError::Div0,
+        0x0F => CellError::Value,
+        0x17 => CellError::Ref,
+        0x1D => CellError::Name,
+        0x24 => CellError::Num,
+        0x2A => CellError::NA,
+        0x2B => CellError::GettingData,
+        _ => CellError::Unknown,
+    }
+}
+
+/// An RK number: a 30-bit integer or the high 30 bits of a double, times
+/// 1/100 when its low bit says so.
+pub(super) fn rk_value(rk: u32) -> f64 {
+    let v = if rk & 2 != 0 {
+        f64::from((rk as i32) >> 2)
+    } else {
+        f64::from_bits(u64::from(rk & 0xFFFF_FFFC) << 32)
+    };
+    if rk & 1 != 0 { v / 100.0 } else { v }
+}
+
+struct Builder<'g> {
+    g: &'g Globals,
+    limits: &'g Limits,
+    out: ParsedXls,
+    sorted: bool,
+    last: u64,
+    sheet: &'g str,
+}
+
+impl Builder<'_> {
+    fn push(
+        &mut self,
+        row: u32,
+        col: u32,
+        tag: u8,
+        aux: u8,
+        bits: u64,
+        offset: usize,
+    ) -> Result<()> {
+        if self.out.store.cells.len() as u64 >= self.limits.max_cells_per_sheet {
+            return Err(Error::limit(format!(
+                "more than {} cells in one sheet (max_cells_per_sheet)",
+                self.limits.max_cells_per_sheet
+            ))
+            .in_part("Workbook")
+            .in_sheet(self.sheet)
+            .at_cell(row, col)
+            .at_offset(offset as u64));
+        }
+        let key = ((u64::from(row) << 16) | u64::from(col)) + 1;
+        self.sorted &= key > self.last;
+        self.last = key;
+        self.out.store.cells.push(RawCell {
+            row,
+            col: col as u16,
+            tag,
+            aux,
+            bits,
+        });
+        Ok(())
+    }
+
+    /// A number, as a date when its cell format is one.
+    fn number(&mut self, row: u32, col: u32, xf: u16, v: f64, offset: usize) -> Result<()> {
+        match self.g.xf_dates.get(usize::from(xf)).copied().flatten() {
+            Some(k) if v.is_finite() => {
+                let kind = kind_for(k, v);
+                self.push(row, col, T_DATE, date_kind_code(kind), v.to_bits(), offset)
+            }
+            _ => self.push(row, col, T_NUMBER, 0, v.to_bits(), offset),
+        }
+    }
+
+    /// Text into the sheet's arena.
+    fn text(&mut self, row: u32, col: u32, s: &str, aux: u8, offset: usize) -> Result<()> {
+        if s.chars().count() > self.limits.max_string_chars {
+            return Err(Error::limit(format!(
+                "a string longer than {} characters (max_string_chars)",
+                self.limits.max_string_chars
+            ))
+            .in_part("Workbook")
+            .in_sheet(self.sheet)
+            .at_cell(row, col)
+            .at_offset(offset as u64));
+        }
+        let arena = &mut self.out.store.arena;
+        let off = u32::try_from(arena.len()).unwrap_or(u32::MAX);
+        arena.extend_from_slice(s.as_bytes());
+        let bits = (u64::from(off) << 32) | s.len() as u64;
+        self.push(row, col, T_INLINE, aux, bits, offset)
+    }
+}
+
+/// Parses the worksheet whose BOF is at `offset` of `stream`.
+pub(super) fn parse_sheet(
+    stream: &[u8],
+    offset: usize,
+    g: &Globals,
+    sst: &Arc<SharedStrings>,
+    limits: &Limits,
+    sheet: &str,
+) -> Result<ParsedXls> {
+    let mut recs = Records::new(stream, offset);
+    match recs.next_record()? {
+        Some(r) if r.typ == BOF => {}
+        _ => {
+            return Err(malformed(
+                format!(
+                    "sheet '{sheet}' does not start with a BOF record at byte {offset} (BOUNDSHEET offset)"
+                ),
+                offset,
+            ));
+        }
+    }
+    let mut b = Builder {
+        g,
+        limits,
+        out: ParsedXls::default(),
+        sorted: true,
+        last: 0,
+        sheet,
+    };
+    b.out.store.sst = Arc::clone(sst);
+    b.out.store.date_1904 = g.date_1904;
+    let biff8 = g.text.biff8;
+    let mut depth = 0u32;
+    let mut pending_string: Option<(u32, u32, usize)> = None;
+    let mut s = String::new();
+    while let Some(r) = recs.next_record()? {
+        let d = r.data;
+        let at = r.offset;
+        if depth > 0 {
+            match r.typ {
+                BOF => depth += 1,
+                EOF => depth -= 1,
+                _ => {}
+            }
+            continue;
+        }
+        let (row, col, xf) = (
+            u32::from(u16_at(d, 0)),
+            u32::from(u16_at(d, 2)),
+            u16_at(d, 4),
+        );
+        // SHRFMLA, ARRAY and TABLE may stand between a FORMULA and its STRING.
+        if !matches!(r.typ, STRING | SHRFMLA | ARRAY | TABLE)
+            && let Some((row, col, off)) = pending_string.take()
+        {
+            // A string formula without its STRING record: the cell
+            // still exists, without a value.
+            b.push(row, col, T_EMPTY, 0, 0, off)?;
+        }
+        match r.typ {
+            EOF => break,
+            BOF => depth = 1,
+            DIMENSION => {
+                let (r0, r1, c0, c1) = if biff8 {
+                    (u32_at(d, 0), u32_at(d, 4), u16_at(d, 8), u16_at(d, 10))
+                } else {
+                    (
+                        u32::from(u16_at(d, 0)),
+                        u32::from(u16_at(d, 2)),
+                        u16_at(d, 4),
+                        u16_at(d, 6),
+                    )
+                };
+                if r1 > r0 && c1 > c0 {
+                    b.out.dimension = Some(CellRange {
+                        first_row: r0,
+                        first_col: u32::from(c0),
+                        last_row: r1 - 1,
+                        last_col: u32::from(c1) - 1,
+                    });
+                }
+            }
+            LABELSST => {
+                let i = u32_at(d, 6);
+                if (i as usize) < sst.len() {
+                    b.push(row, col, T_SST, 0, u64::from(i), at)?;
+                } else {
+                    b.text(row, col, "", 0, at)?;
+                }
+            }
+            LABEL | RSTRING => {
+                s.clear();
+                g.text.long_string(d.get(6..).unwrap_or(&[]), &mut s);
+                let text = std::mem::take(&mut s);
+                b.text(row, col, &text, 0, at)?;
+                s = text;
+            }
+            RK => b.number(row, col, xf, rk_value(u32_at(d, 6)), at)?,
+            MULRK => {
+                let n = d.len().saturating_sub(6) / 6;
+                for k in 0..n {
+                    let xf = u16_at(d, 4 + k * 6);
+                    let v = rk_value(u32_at(d, 6 + k * 6));
+                    b.number(row, col + k as u32, xf, v, at)?;
+                }
+            }
+            NUMBER => b.number(row, col, xf, f64_at(d, 6), at)?,
+            BOOLERR => {
+                let v = d.get(6).copied().unwrap_or(0);
+                if d.get(7).copied().unwrap_or(0) == 0 {
+                    b.push(row, col, T_BOOL, 0, u64::from(v != 0), at)?;
+                } else {
+                    b.push(row, col, T_ERROR, cell_error(v).code(), 0, at)?;
+                }
+            }
+            FORMULA => {
+                if let Some(&[kind, _, v, _, _, _, 0xFF, 0xFF]) = d.get(6..14) {
+                    match kind {
+                        0 => pending_string = Some((row, col, at)),
+                        1 => b.push(row, col, T_BOOL, 0, u64::from(v != 0), at)?,
+                        2 => b.push(row, col, T_ERROR, cell_error(v).code(), 0, at)?,
+                        _ => b.text(row, col, "", 0, at)?,
+                    }
+                } else {
+                    b.number(row, col, xf, f64_at(d, 6), at)?;
+                }
+            }
+            STRING => {
+                if let Some((row, col, off)) = pending_string.take() {
+                    s.clear();
+                    g.text.long_string(d, &mut s);
+                    let text = std::mem::take(&mut s);
+                    b.text(row, col, &text, 0, off)?;
+                    s = text;
+                }
+            }
+            ROW if u32_at(d, 12) & 0x20 != 0 => b.out.hidden_rows.push(row),
+            COLINFO if u16_at(d, 8) & 1 != 0 => {
+                let (c0, c1) = (u32::from(u16_at(d, 0)), u32::from(u16_at(d, 2)));
+                // Excel writes one COLINFO up to column 255 for the rest
+                // of the sheet; list at most the 16,384 columns there are.
+                b.out.hidden_cols.extend(c0..=c1.min(16_383));
+            }
+            MERGEDCELLS => {
+                let n = usize::from(u16_at(d, 0));
+                for k in 0..n {
+                    let e = 2 + k * 8;
+                    if e + 8 > d.len() {
+                        break;
+                    }
+                    b.out.merged.push(CellRange {
+                        first_row: u32::from(u16_at(d, e)),
+                        last_row: u32::from(u16_at(d, e + 2)),
+                        first_col: u32::from(u16_at(d, e + 4)),
+                        last_col: u32::from(u16_at(d, e + 6)),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some((row, col, off)) = pending_string.take() {
+        b.push(row, col, T_EMPTY, 0, 0, off)?;
+    }
+    let sorted = b.sorted;
+    let mut out = b.out;
+    out.store.normalize(sorted);
+    out.store.seal_text();
+    out.hidden_cols.sort_unstable();
+    out.hidden_cols.dedup();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rk_numbers() {
+        assert_eq!(rk_value((7 << 2) | 2), 7.0);
+        assert_eq!(rk_value(((-3i32 as u32) << 2) | 2), -3.0);
+        assert_eq!(rk_value((1234 << 2) | 3), 12.34);
+        let bits = 1.5f64.to_bits();
+        assert_eq!(rk_value((bits >> 32) as u32), 1.5);
+    }
+}
