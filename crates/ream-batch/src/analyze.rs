@@ -5,9 +5,9 @@ use crate::raw::{
     Analysis, DocFormat, Outcome, PdfSummary, SheetSummary, Summary, WorkbookSummary,
 };
 use crate::{testing, text};
-use ream::io::{Bytes, MapMode};
-use ream::sheet::{OpenOptions, Workbook};
+use ream_io::{Bytes, MapMode};
 use ream_pdf::{Pdf, PdfOptions};
+use ream_sheet::{OpenOptions, Workbook};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
@@ -144,8 +144,8 @@ fn catch(run: impl FnOnce() -> Analysis) -> Analysis {
 
 /// The format of `bytes`: ream's container sniffing, then text.
 pub fn sniff(bytes: &Bytes) -> DocFormat {
-    use ream::Format;
-    match ream::sniff_bytes(bytes) {
+    use ream_sniff::Format;
+    match ream_sniff::sniff_bytes(bytes) {
         Format::Xlsx => DocFormat::Xlsx,
         Format::Xlsm => DocFormat::Xlsm,
         Format::Ods => DocFormat::Ods,
