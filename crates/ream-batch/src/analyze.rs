@@ -4,7 +4,7 @@
 use crate::raw::{
     Analysis, DocFormat, Outcome, PdfSummary, SheetSummary, Summary, WorkbookSummary,
 };
-use crate::{testing, text};
+use crate::text;
 use ream_io::{Bytes, MapMode};
 use ream_pdf::{Pdf, PdfOptions};
 use ream_sheet::{OpenOptions, Workbook};
@@ -25,7 +25,8 @@ pub trait Analyzer: Send + Sync {
 pub struct StandardAnalyzer {
     /// Recognise the test-only `REAM-TEST-*` files (see
     /// [`BatchOptions::test_engines`](crate::BatchOptions::test_engines)).
-    /// Default `false`.
+    /// Default `false`; ignored unless the crate is built with its
+    /// `test-engines` feature.
     pub test_engines: bool,
     /// Most distinct first-column keys counted per text file. Default
     /// 100,000.
@@ -66,9 +67,10 @@ impl StandardAnalyzer {
                 );
             }
         };
-        if self.test_engines && bytes.starts_with(testing::MAGIC) {
+        #[cfg(feature = "test-engines")]
+        if self.test_engines && bytes.starts_with(crate::testing::MAGIC) {
             on_format(DocFormat::Test);
-            return testing::run(&bytes);
+            return crate::testing::run(&bytes);
         }
         let format = sniff(&bytes);
         on_format(format);

@@ -66,6 +66,7 @@ mod record;
 mod report;
 mod stats;
 mod summary;
+#[cfg(feature = "test-engines")]
 mod testing;
 mod text;
 mod worker;
