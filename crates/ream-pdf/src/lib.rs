@@ -21,6 +21,7 @@
 mod doc;
 mod error;
 mod filters;
+#[cfg(feature = "fuzz")]
 #[doc(hidden)]
 pub mod fuzz_api;
 mod index;
