@@ -14,7 +14,7 @@
 //! Every stream filter runs under a decode budget, nesting is bounded,
 //! and every limit is a field of [`PdfLimits`].
 //!
-//! Writes ([`write`]): incremental updates that append a revision and
+//! Writes ([`write`](mod@write)): incremental updates that append a revision and
 //! never touch the original bytes ([`Pdf::update`]), and full rewrites
 //! through large sequential buffers ([`Pdf::rewrite`]).
 

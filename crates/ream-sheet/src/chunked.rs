@@ -2,16 +2,17 @@
 //!
 //! The worker that takes a big sheet becomes its *chunker*: it inflates the
 //! part incrementally, reads the head, and cuts the rows into chunks of
-//! `OpenOptions::chunk_bytes` (4 MiB) at `</row>` boundaries. Chunks go onto a board shared by all
-//! workers of the open; any worker without a sheet of its own parses them
-//! (a fresh parser per chunk, rows numbered relative to the chunk until an
-//! explicit row number appears). The chunker joins the results in order as
-//! they arrive, so the chunk outputs never pile up: relative rows get the
-//! previous chunk's next row added, string and formula offsets move to the
-//! joined arena, and shared-formula children whose master sat in an earlier
-//! chunk are expanded from the masters exported so far. A worker that takes
-//! the chunk next in order while nobody is joining parses it straight onto
-//! the joined rows instead (no copy; see `Board::join_in_place`).
+//! `OpenOptions::tune_chunk_bytes` (4 MiB) at `</row>` boundaries. Chunks
+//! go onto a board shared by all workers of the open; any worker without a
+//! sheet of its own parses them (a fresh parser per chunk, rows numbered
+//! relative to the chunk until an explicit row number appears). The
+//! chunker joins the results in order as they arrive, so the chunk outputs
+//! never pile up: relative rows get the previous chunk's next row added,
+//! string and formula offsets move to the joined arena, and shared-formula
+//! children whose master sat in an earlier chunk are expanded from the
+//! masters exported so far. A worker that takes the chunk next in order
+//! while nobody is joining parses it straight onto the joined rows instead
+//! (no copy; see `Board::join_in_place`).
 //!
 //! Back-pressure: the chunker never has more than `2 x threads` chunks in
 //! flight; when it would, it parses one itself. The board's lock is taken

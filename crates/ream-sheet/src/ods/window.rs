@@ -4,7 +4,7 @@
 //! The window holds the bytes not yet consumed plus one more block;
 //! [`Window::advance`] drops what the caller is done with and reads on.
 //! Blocks start at `first_block` (64 KiB by default,
-//! [`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
+//! [`OpenOptions::tune_stream_block`](crate::OpenOptions::tune_stream_block)) and
 //! double up to 4 MiB, or up to [`CACHE_BLOCK`] (512 KiB) when this
 //! thread inflates and so also parses each block: the block is then still
 //! in the core's cache (L2 is 1 MiB a core on our VM; seed.ods on one

@@ -25,7 +25,9 @@ fn streamed(bytes: &[u8]) -> Result<Vec<String>, String> {
 
 /// [`streamed`] with the first block of `block` bytes.
 fn streamed_in_blocks(bytes: &[u8], block: usize) -> Result<Vec<String>, String> {
-    let opts = OpenOptions::new().load_cells(false).stream_block(block);
+    let opts = OpenOptions::new()
+        .load_cells(false)
+        .tune_stream_block(block);
     let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let mut rows = wb.rows(0).map_err(|e| e.to_string())?;
@@ -52,7 +54,10 @@ fn serial_and_chunked(
 ) -> (Result<Vec<String>, String>, Result<Vec<String>, String>) {
     let zip = package(sheet_xml);
     let serial = outcome(&zip, &OpenOptions::new().parallel(false));
-    let chunked = outcome(&zip, &OpenOptions::new().threads(2).chunk_bytes(1 << 10));
+    let chunked = outcome(
+        &zip,
+        &OpenOptions::new().threads(2).tune_chunk_bytes(1 << 10),
+    );
     (serial, chunked)
 }
 
