@@ -214,7 +214,8 @@ pub fn serial() -> OpenOptions {
 /// Default limits except at most 200,000 cells per sheet: a few bytes of
 /// ODS repeats legally reach a million cells, which an instrumented build
 /// visiting them in three modes cannot do within libFuzzer's 10 s timeout
-/// (session 4's ods_content "timeout": 1,048,576 cells, 24 ms in release).
+/// (a 1,048,576-cell ods_content input takes 24 ms in release but times
+/// out instrumented).
 /// The limit path itself stays covered.
 pub fn fuzz_limits() -> ream_sheet::Limits {
     ream_sheet::Limits::default().max_cells_per_sheet(200_000)

@@ -91,8 +91,8 @@ pub struct BatchOptions {
     /// default: release builds do not have them); without it this field
     /// is ignored and such files are read like any other.
     pub test_engines: bool,
-    /// Benchmark-only: reproduce seed 003's mistake. Each worker, after its
-    /// job, interns the result's strings in one table behind a global
+    /// Benchmark-only: the design the dispatcher avoids, for comparison.
+    /// Each worker, after its job, interns the result's strings in one table behind a global
     /// `Mutex` and normalises and serialises the record while holding it,
     /// before taking its next job. Default `false`.
     pub intern_on_worker: bool,

@@ -55,11 +55,11 @@ pub(crate) struct ChunkTask<'a> {
 /// A big sheet's join state, shared by its chunker and the workers.
 ///
 /// Joining (copying a chunk's cells into the sheet's store, which faults in
-/// that store's pages) used to run on the chunker only, the thread that also
-/// inflates: on `mixed` the inflater was busy ~100 % while the helper idled
-/// ~50 % (perf, 2 threads). Now the worker that finishes the chunk next in
-/// order joins it, and the inflater only inflates unless back-pressure makes
-/// it parse.
+/// that store's pages) is done by the worker that finishes the chunk next
+/// in order, not by the chunker: the chunker is the thread that also
+/// inflates, and joining there keeps it busy ~100 % while a helper idles
+/// ~50 % (`mixed`, perf, 2 threads). The inflater only inflates unless
+/// back-pressure makes it parse.
 struct JoinShared {
     state: Mutex<JoinState>,
     /// Chunks joined so far (mirrors `JoinState::joined`, read lock-free).
@@ -195,7 +195,7 @@ impl<'a> Board<'a> {
     /// When `task` is the next chunk of its sheet in order and no thread
     /// is joining that sheet, parses it straight into the joined rows and
     /// returns true: its cells are never copied (the copy at the join and
-    /// the page faults of the chunk's own buffers were ~4 % of a
+    /// the page faults of the chunk's own buffers cost ~4 % of a
     /// two-thread open of `mixed`, perf). Only while no shared-formula
     /// master has been joined: a continuing parser does not know them.
     /// The join lock is held while parsing; a thread finishing a later
@@ -375,8 +375,8 @@ impl Joiner {
 
     /// Appends a chunk's cells that all carry their own row numbers and
     /// come in order (the usual case): one copy, then the text offsets
-    /// moved, instead of the per-cell shift of `add` (which was 2.5 % of a
-    /// two-thread open of `mixed`). Same result as that loop: the order is
+    /// moved, instead of the per-cell shift of `add` (which costs 2.5 % of
+    /// a two-thread open of `mixed`). Same result as that loop: the order is
     /// checked at the seam and the grid on the last row.
     fn append_sorted(&mut self, cells: &[RawCell], arena_base: u64) -> Result<()> {
         let key = |c: &RawCell| ((u64::from(c.row) << 16) | u64::from(c.col)) + 1;

@@ -1167,8 +1167,8 @@ fn value_less_attribute_stays_in_its_tag() {
     );
 }
 
-/// Span counts near `u64::MAX` are clipped to the grid; the end used to
-/// wrap round (an overflow panic in checked builds; fuzz finding on
+/// Span counts near `u64::MAX` are clipped to the grid, so the end does
+/// not wrap round (an overflow panic in checked builds; fuzz finding on
 /// `ods_content`).
 #[test]
 fn huge_spans_are_clipped_to_the_grid() {
