@@ -53,32 +53,29 @@ fn same(a: &Result<Vec<Row>, String>, b: &Result<Vec<Row>, String>) -> bool {
 fuzz_target!(|input: &[u8]| {
     let (flags, rest) = input.split_first().unwrap_or((&0, &[]));
     let (sizes, data) = rest.split_first().unwrap_or((&0, &[]));
-    let serial = AggOptions {
-        threads: 1,
-        delimiter: if flags & 1 == 0 { b';' } else { b',' },
-        header: flags & 2 != 0,
-        strict_values: flags & 4 != 0,
-        allow_invalid_utf8: flags & 8 != 0,
-        key_col: usize::from(flags & 16 != 0),
-        value_col: if flags & 16 != 0 { 2 } else { 1 },
-        max_key_memory: if flags & 32 != 0 {
+    let serial = AggOptions::default()
+        .threads(1)
+        .delimiter(if flags & 1 == 0 { b';' } else { b',' })
+        .header(flags & 2 != 0)
+        .strict_values(flags & 4 != 0)
+        .allow_invalid_utf8(flags & 8 != 0)
+        .key_col(usize::from(flags & 16 != 0))
+        .value_col(if flags & 16 != 0 { 2 } else { 1 })
+        .max_key_memory(if flags & 32 != 0 {
             1024 + usize::from(sizes & 7) * 97
         } else {
             ream_agg::DEFAULT_MAX_KEY_MEMORY
-        },
-        skip_bad_rows: flags & 128 != 0,
-        max_key_bytes: if flags & 64 != 0 {
+        })
+        .skip_bad_rows(flags & 128 != 0)
+        .max_key_bytes(if flags & 64 != 0 {
             usize::from(sizes >> 3) + 1
         } else {
             100
-        },
-        ..AggOptions::default()
-    };
-    let chunked = AggOptions {
-        threads: 2,
-        chunk_bytes: usize::from(sizes & 31) + 1,
-        ..serial.clone()
-    };
+        });
+    let chunked = serial
+        .clone()
+        .threads(2)
+        .tune_chunk_bytes(usize::from(sizes & 31) + 1);
     let a = rows(&aggregate_bytes(data, &serial));
     let b = rows(&aggregate_bytes(data, &chunked));
     assert!(

@@ -214,13 +214,11 @@ pub fn serial() -> OpenOptions {
 /// Default limits except at most 200,000 cells per sheet: a few bytes of
 /// ODS repeats legally reach a million cells, which an instrumented build
 /// visiting them in three modes cannot do within libFuzzer's 10 s timeout
-/// (session 4's ods_content "timeout": 1,048,576 cells, 24 ms in release).
+/// (a 1,048,576-cell ods_content input takes 24 ms in release but times
+/// out instrumented).
 /// The limit path itself stays covered.
 pub fn fuzz_limits() -> ream_sheet::Limits {
-    ream_sheet::Limits {
-        max_cells_per_sheet: 200_000,
-        ..ream_sheet::Limits::default()
-    }
+    ream_sheet::Limits::default().max_cells_per_sheet(200_000)
 }
 
 /// Options that cut any XLSX sheet of 4 KiB or more into 1 KiB chunks
@@ -230,7 +228,7 @@ pub fn fuzz_limits() -> ream_sheet::Limits {
 pub fn chunked() -> OpenOptions {
     OpenOptions::new()
         .threads(3)
-        .chunk_bytes(1 << 10)
+        .tune_chunk_bytes(1 << 10)
         .limits(fuzz_limits())
 }
 
@@ -238,27 +236,27 @@ pub fn chunked() -> OpenOptions {
 /// sliding window on one thread, in blocks from 61 bytes (XLSX: a plain
 /// serial open).
 pub fn windowed() -> OpenOptions {
-    serial().chunk_bytes(1 << 10).stream_block(61)
+    serial().tune_chunk_bytes(1 << 10).tune_stream_block(61)
 }
 
 /// [`windowed`] on two threads: the ODS window's big tables cut into 1 KiB
 /// row chunks (and tables of 64 KiB or more sent whole) for a helper
 /// thread, whatever the part's size.
 pub fn windowed_two() -> OpenOptions {
-    windowed().parallel(true).threads(2).row_chunks_min(1)
+    windowed().parallel(true).threads(2).tune_row_chunks_min(1)
 }
 
 /// [`windowed`] on two threads with the helper only inflating ahead (what
 /// parts under `row_chunks_min` chunks get).
 pub fn windowed_two_piped() -> OpenOptions {
-    windowed().parallel(true).threads(2).row_chunks_min(usize::MAX)
+    windowed().parallel(true).threads(2).tune_row_chunks_min(usize::MAX)
 }
 
 /// Options for a phase-A-only open whose streamed rows are read in tiny
 /// blocks (61 bytes, then doubling), so that fuzz-sized parts are cut
 /// many times, at every kind of place.
 pub fn lazy() -> OpenOptions {
-    serial().load_cells(false).stream_block(61)
+    serial().load_cells(false).tune_stream_block(61)
 }
 
 /// The inflated `content.xml` of a ZIP package, if it has one.

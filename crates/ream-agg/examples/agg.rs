@@ -13,7 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         opts.threads = t.parse()?;
     }
     if let Some(c) = args.next() {
-        opts.chunk_bytes = c.parse()?;
+        opts = opts.tune_chunk_bytes(c.parse()?);
     }
     let t0 = Instant::now();
     let agg = ream_agg::aggregate_path(path.as_ref(), &opts)?;

@@ -6,10 +6,12 @@
 //!
 //! On x86-64 the delimiter search uses SSE2 (one compare and one movemask
 //! for 16 bytes, exact, about 10 instructions for the key instead of about
-//! 30 for the SWAR search); elsewhere SWAR on two words.
+//! 30 for the SWAR search); elsewhere SWAR on two words. The loops with
+//! unchecked loads live in `raw.rs`; this module only dispatches to them
+//! and holds their checked helpers.
 
 use crate::parse::{fast_value, fast_value_crlf};
-use crate::raw::load_in_bounds;
+use crate::raw::word_or_zero;
 use crate::table::{Slot, View, hash};
 
 /// Bytes a row start must have after it for the loops' unchecked loads:
@@ -42,9 +44,11 @@ const KEY_MASKS: [(u64, u64); 17] = {
     t
 };
 
-/// Aggregates rows from `pos` while they start before `safe` (at most
-/// `data.len() - SAFE_TAIL`), their key is in `view` and their value is
-/// strict and ends with `\n`. Returns the first row it does not take.
+/// Aggregates rows from `pos` while they start before `safe` (clamped to
+/// `data.len() - SAFE_TAIL` on every target, so the loops' unchecked loads
+/// stay in bounds whatever `safe` is), their key is in `view` and their
+/// value is strict and ends with `\n`. Returns the first row it does not
+/// take.
 #[inline(never)]
 pub(crate) fn rows<const CRLF: bool>(
     data: &[u8],
@@ -54,14 +58,13 @@ pub(crate) fn rows<const CRLF: bool>(
     pos: usize,
     safe: usize,
 ) -> usize {
-    debug_assert!(safe <= data.len().saturating_sub(SAFE_TAIL));
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         crate::raw::rows_x86::<CRLF>(data, view, delim, max_key, pos, safe)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
-        rows_swar::<CRLF>(data, view, delim, max_key, pos, safe)
+        crate::raw::rows_swar::<CRLF>(data, view, delim, max_key, pos, safe)
     }
 }
 
@@ -85,18 +88,7 @@ pub(crate) fn rows_n<const N: usize, const CRLF: bool>(
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
-        let safe = data.len().saturating_sub(SAFE_TAIL);
-        let ends = ends.map(|e| e.min(safe));
-        let splat = crate::parse::splat(delim);
-        while cur.iter().zip(&ends).all(|(c, e)| c < e) {
-            for (i, c) in cur.iter_mut().enumerate() {
-                match row_swar::<CRLF>(data, view, splat, delim, max_key, *c) {
-                    Some(n) => *c = n,
-                    None => return Some(i),
-                }
-            }
-        }
-        None
+        crate::raw::rows_n_swar::<N, CRLF>(data, view, delim, max_key, cur, ends)
     }
 }
 
@@ -107,13 +99,9 @@ pub(crate) fn add_value<const CRLF: bool>(
     slot: Option<&mut Slot>,
     vpos: usize,
 ) -> Option<usize> {
-    // A short key's value word ends by `pos + 25 <= safe + 25`; a long
-    // key's is checked.
-    let v = if vpos + 8 <= data.len() {
-        load_in_bounds(data, vpos)
-    } else {
-        0
-    };
+    // A value cut by the end of the input reads as 0, which no strict
+    // value parses from: the general parser takes the row.
+    let v = word_or_zero(data, vpos);
     // The line ending is a property of the file (chosen per chunk from its
     // first line): rows with the other ending take the general parser.
     let (tenths, used) = if CRLF {
@@ -155,51 +143,4 @@ pub(crate) fn long_row<const CRLF: bool>(
         a.get(..rest.len()) == Some(rest)
     });
     add_value::<CRLF>(data, slot, pos + key.len() + 1)
-}
-
-/// One row of the portable loop: SWAR search for the delimiter in two
-/// words. `pos + SAFE_TAIL <= data.len()`.
-#[inline(always)]
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
-fn row_swar<const CRLF: bool>(
-    data: &[u8],
-    view: &mut View<'_>,
-    splat: u64,
-    delim: u8,
-    max_key: usize,
-    pos: usize,
-) -> Option<usize> {
-    let w0 = load_in_bounds(data, pos);
-    let w1 = load_in_bounds(data, pos + 8);
-    let m = crate::parse::match_byte(w0, splat) as u128
-        | (crate::parse::match_byte(w1, splat) as u128) << 64;
-    if m != 0 {
-        // The lowest match bit is exact: bit 7 of the delimiter byte.
-        let len = (m.trailing_zeros() >> 3) as usize;
-        let (k0, k1) = short_key(w0, w1, len);
-        let slot = view.find_short(k0, k1, len, hash(k0, len));
-        add_value::<CRLF>(data, slot, pos + len + 1)
-    } else {
-        long_row::<CRLF>(data, view, delim, max_key, pos, w0, w1)
-    }
-}
-
-/// The portable loop.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
-fn rows_swar<const CRLF: bool>(
-    data: &[u8],
-    view: &mut View<'_>,
-    delim: u8,
-    max_key: usize,
-    mut pos: usize,
-    safe: usize,
-) -> usize {
-    let splat = crate::parse::splat(delim);
-    while pos < safe {
-        match row_swar::<CRLF>(data, view, splat, delim, max_key, pos) {
-            Some(n) => pos = n,
-            None => return pos,
-        }
-    }
-    pos
 }

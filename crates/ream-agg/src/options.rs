@@ -2,7 +2,9 @@
 
 use crate::error::AggError;
 
-/// Default [`AggOptions::chunk_bytes`]: 4 MiB, about 300,000 1BRC rows.
+/// Default of the tuning knob [`AggOptions::tune_chunk_bytes`]: 4 MiB,
+/// about 300,000 1BRC rows.
+#[doc(hidden)]
 pub const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
 /// Default [`AggOptions::max_key_bytes`]: 100, the 1BRC name limit.
 pub const DEFAULT_MAX_KEY_BYTES: usize = 100;
@@ -28,16 +30,18 @@ pub const MAX_THREADS: usize = 1024;
 /// How to read the input. [`Default`] is the exact One Billion Row
 /// Challenge shape: `name;value` lines, no header, names of at most 100
 /// bytes of UTF-8, a 512 MiB key-table budget, all cores.
+///
+/// Build it from [`AggOptions::default`] with one method per setting:
+/// `AggOptions::default().delimiter(b',').header(true)`. New settings may
+/// be added (the struct is `#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AggOptions {
     /// Worker threads; 0 (the default) means one per available core. At
     /// most [`MAX_THREADS`].
     pub threads: usize,
-    /// Bytes per work unit (default [`DEFAULT_CHUNK_BYTES`], at least 1).
-    /// Chunks are cut at newlines and handed out through an atomic counter,
-    /// so there are many more chunks than threads. A line belongs to the
-    /// chunk holding its first byte. Any value gives the same result.
-    pub chunk_bytes: usize,
+    /// Tuning knob: see [`AggOptions::tune_chunk_bytes`].
+    pub(crate) chunk_bytes: usize,
     /// Field separator (default `b';'`); anything but `\n` and `\r`.
     /// With any delimiter but `;` (the 1BRC format), fields follow RFC 4180
     /// quoting: `"Rome, IT",12.5` is the key `Rome, IT`, `""` is a quote
@@ -99,6 +103,72 @@ impl Default for AggOptions {
 }
 
 impl AggOptions {
+    /// Sets [`threads`](AggOptions::threads) (default 0: one per core).
+    pub fn threads(mut self, n: usize) -> AggOptions {
+        self.threads = n;
+        self
+    }
+    /// Sets [`delimiter`](AggOptions::delimiter) (default `b';'`).
+    pub fn delimiter(mut self, delimiter: u8) -> AggOptions {
+        self.delimiter = delimiter;
+        self
+    }
+    /// Sets [`key_col`](AggOptions::key_col) (default 0).
+    pub fn key_col(mut self, col: usize) -> AggOptions {
+        self.key_col = col;
+        self
+    }
+    /// Sets [`value_col`](AggOptions::value_col) (default 1).
+    pub fn value_col(mut self, col: usize) -> AggOptions {
+        self.value_col = col;
+        self
+    }
+    /// Sets [`header`](AggOptions::header) (default false).
+    pub fn header(mut self, on: bool) -> AggOptions {
+        self.header = on;
+        self
+    }
+    /// Sets [`max_key_bytes`](AggOptions::max_key_bytes) (default 100).
+    pub fn max_key_bytes(mut self, bytes: usize) -> AggOptions {
+        self.max_key_bytes = bytes;
+        self
+    }
+    /// Sets [`max_key_memory`](AggOptions::max_key_memory) (default
+    /// [`DEFAULT_MAX_KEY_MEMORY`], 512 MiB).
+    pub fn max_key_memory(mut self, bytes: usize) -> AggOptions {
+        self.max_key_memory = bytes;
+        self
+    }
+    /// Sets [`allow_invalid_utf8`](AggOptions::allow_invalid_utf8)
+    /// (default false).
+    pub fn allow_invalid_utf8(mut self, on: bool) -> AggOptions {
+        self.allow_invalid_utf8 = on;
+        self
+    }
+    /// Sets [`strict_values`](AggOptions::strict_values) (default false).
+    pub fn strict_values(mut self, on: bool) -> AggOptions {
+        self.strict_values = on;
+        self
+    }
+    /// Sets [`skip_bad_rows`](AggOptions::skip_bad_rows) (default false).
+    pub fn skip_bad_rows(mut self, on: bool) -> AggOptions {
+        self.skip_bad_rows = on;
+        self
+    }
+
+    /// Internal tuning knob, for tests and benchmarks only (hidden from the
+    /// documentation, not part of the stable API): bytes per work unit,
+    /// default [`DEFAULT_CHUNK_BYTES`] (4 MiB); 0 is refused by
+    /// [`validate`](AggOptions::validate). Chunks are cut at newlines and
+    /// handed out through an atomic counter, so there are many more chunks
+    /// than threads. A line belongs to the chunk holding its first byte.
+    /// Any value gives the same result.
+    #[doc(hidden)]
+    pub fn tune_chunk_bytes(mut self, bytes: usize) -> AggOptions {
+        self.chunk_bytes = bytes;
+        self
+    }
+
     /// The number of worker threads a run uses: `threads`, or the number of
     /// available cores when it is 0.
     pub fn effective_threads(&self) -> usize {
@@ -172,5 +242,16 @@ pub fn parse_delimiter(s: &str) -> Result<u8, String> {
                 "{s:?} is not one ASCII character (use \\t or tab for a tab)"
             )),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuning_default() {
+        assert_eq!(AggOptions::default().chunk_bytes, 4 << 20);
+        assert_eq!(AggOptions::default().tune_chunk_bytes(9).chunk_bytes, 9);
     }
 }

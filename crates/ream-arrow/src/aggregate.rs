@@ -160,10 +160,7 @@ mod tests {
 
     #[test]
     fn keys_that_are_not_utf8_stay_bytes() {
-        let o = AggOptions {
-            allow_invalid_utf8: true,
-            ..AggOptions::default()
-        };
+        let o = AggOptions::default().allow_invalid_utf8(true);
         let a = aggregate_bytes(b"\xff;1\n", &o).unwrap();
         let t = aggregate_batch(&a).unwrap();
         assert_eq!(t.schema().field(0).data_type(), &DataType::Binary);

@@ -4,10 +4,10 @@
 use crate::raw::{
     Analysis, DocFormat, Outcome, PdfSummary, SheetSummary, Summary, WorkbookSummary,
 };
-use crate::{testing, text};
-use ream::io::{Bytes, MapMode};
-use ream::sheet::{OpenOptions, Workbook};
+use crate::text;
+use ream_io::{Bytes, MapMode};
 use ream_pdf::{Pdf, PdfOptions};
+use ream_sheet::{OpenOptions, Workbook};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
@@ -25,7 +25,8 @@ pub trait Analyzer: Send + Sync {
 pub struct StandardAnalyzer {
     /// Recognise the test-only `REAM-TEST-*` files (see
     /// [`BatchOptions::test_engines`](crate::BatchOptions::test_engines)).
-    /// Default `false`.
+    /// Default `false`; ignored unless the crate is built with its
+    /// `test-engines` feature.
     pub test_engines: bool,
     /// Most distinct first-column keys counted per text file. Default
     /// 100,000.
@@ -66,9 +67,10 @@ impl StandardAnalyzer {
                 );
             }
         };
-        if self.test_engines && bytes.starts_with(testing::MAGIC) {
+        #[cfg(feature = "test-engines")]
+        if self.test_engines && bytes.starts_with(crate::testing::MAGIC) {
             on_format(DocFormat::Test);
-            return testing::run(&bytes);
+            return crate::testing::run(&bytes);
         }
         let format = sniff(&bytes);
         on_format(format);
@@ -144,8 +146,8 @@ fn catch(run: impl FnOnce() -> Analysis) -> Analysis {
 
 /// The format of `bytes`: ream's container sniffing, then text.
 pub fn sniff(bytes: &Bytes) -> DocFormat {
-    use ream::Format;
-    match ream::sniff_bytes(bytes) {
+    use ream_sniff::Format;
+    match ream_sniff::sniff_bytes(bytes) {
         Format::Xlsx => DocFormat::Xlsx,
         Format::Xlsm => DocFormat::Xlsm,
         Format::Ods => DocFormat::Ods,

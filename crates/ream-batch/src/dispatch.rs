@@ -140,8 +140,9 @@ fn slot_loop<'a>(
     exec.shutdown();
 }
 
-/// Seed 003's mistake, kept for the benchmark: intern and normalise on the
-/// worker while holding one global lock, before the slot is free again.
+/// The design the dispatcher avoids, kept for the benchmark: intern and
+/// normalise on the worker while holding one global lock, before the slot
+/// is free again.
 fn prepare_under_lock(lock: &Mutex<Interner>, job: &Job, done: Done) -> Msg {
     let mut interner = lock
         .lock()

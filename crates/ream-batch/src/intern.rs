@@ -2,8 +2,8 @@
 //! sheet names, error messages) in the batch's in-memory catalog.
 //!
 //! It is owned by the collector thread and needs no lock; only the
-//! benchmark's `intern_on_worker` mode puts one behind a global `Mutex` to
-//! reproduce seed 003's mistake.
+//! benchmark's `intern_on_worker` mode puts one behind a global `Mutex`, to
+//! measure the design the dispatcher avoids.
 
 use std::collections::HashSet;
 use std::sync::Arc;

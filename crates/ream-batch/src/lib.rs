@@ -22,7 +22,7 @@
 //! engine read the file; `warnings` holds the first [`MAX_WARNINGS`]
 //! warning texts and `warning_count` counts them all.
 //!
-//! # Dispatcher (seed 003)
+//! # Dispatcher
 //!
 //! N slots (default: the cores) take job indices from one atomic counter.
 //! A slot hands its job's raw, owned result to its own channel and takes
@@ -66,6 +66,7 @@ mod record;
 mod report;
 mod stats;
 mod summary;
+#[cfg(feature = "test-engines")]
 mod testing;
 mod text;
 mod worker;

@@ -86,10 +86,13 @@ pub struct BatchOptions {
     /// `REAM-TEST-ABORT`, `REAM-TEST-HANG`, `REAM-TEST-OOM`, `REAM-TEST-PANIC`
     /// or `REAM-TEST-SLEEP <ms>` (abort the process, sleep for an hour,
     /// allocate until memory runs out, panic, sleep). Default `false`;
-    /// never enable it outside tests.
+    /// never enable it outside tests. The engines exist only when
+    /// ream-batch is built with its `test-engines` cargo feature (off by
+    /// default: release builds do not have them); without it this field
+    /// is ignored and such files are read like any other.
     pub test_engines: bool,
-    /// Benchmark-only: reproduce seed 003's mistake. Each worker, after its
-    /// job, interns the result's strings in one table behind a global
+    /// Benchmark-only: the design the dispatcher avoids, for comparison.
+    /// Each worker, after its job, interns the result's strings in one table behind a global
     /// `Mutex` and normalises and serialises the record while holding it,
     /// before taking its next job. Default `false`.
     pub intern_on_worker: bool,

@@ -1,7 +1,7 @@
 //! What an engine gives back for one file, owned and not yet normalised.
 //! The same types travel from an isolated worker over its pipe as JSON.
 
-use ream::sheet::Sheet;
+use ream_sheet::Sheet;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

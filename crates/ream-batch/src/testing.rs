@@ -1,4 +1,5 @@
-//! Test-only "engines" that misbehave on purpose, recognised only with
+//! Test-only "engines" that misbehave on purpose, compiled in only with
+//! the `test-engines` cargo feature and recognised only with
 //! [`BatchOptions::test_engines`](crate::BatchOptions::test_engines).
 //!
 //! A file whose first bytes are:

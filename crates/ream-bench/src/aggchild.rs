@@ -76,10 +76,7 @@ pub fn measure(engine: Engine, threads: usize, file: &Path, out: &Path) -> Resul
 }
 
 fn run_ream(threads: usize, file: &Path) -> Result<Produced> {
-    let opts = ream_agg::AggOptions {
-        threads,
-        ..ream_agg::AggOptions::default()
-    };
+    let opts = ream_agg::AggOptions::default().threads(threads);
     let agg = ream_agg::aggregate_path(file, &opts).map_err(|e| anyhow!("ream: {e}"))?;
     let mut output = Vec::with_capacity(1 << 20);
     agg.write_1brc(&mut output)?;

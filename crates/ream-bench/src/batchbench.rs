@@ -3,7 +3,7 @@
 //!
 //! * `normal` — slots hand raw results to the collector, which alone
 //!   normalises, interns and writes;
-//! * `intern_on_worker` — seed 003's mistake: each slot interns its
+//! * `intern_on_worker` — the design the dispatcher avoids: each slot interns its
 //!   strings in one table behind a global `Mutex` and normalises and
 //!   serialises the record while holding it, before taking its next job.
 //!

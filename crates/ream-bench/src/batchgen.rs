@@ -1,4 +1,4 @@
-//! Deterministic generator of the `ream-bench batch` tree (issue 6):
+//! Deterministic generator of the `ream-bench batch` tree:
 //! 20,000 small files of mixed formats plus 100 bigger ones, in
 //! `bench-data/batch/`.
 //!

@@ -73,8 +73,8 @@
 //!
 //! * `ream-bench batch [--jobs 2] [--runs 3] [--small-only] [--gen-only]`:
 //!   the batch dispatcher in-process on a generated tree of 20,000 small
-//!   and 100 big files (`batchgen`), normal mode beside seed 003's
-//!   interning-on-the-worker mistake; see `batchbench`.
+//!   and 100 big files (`batchgen`), normal mode beside interning on the
+//!   worker under one global lock; see `batchbench`.
 //!
 //! * `ream-bench py [--python PATH] [--datasets many,giant] [--runs 3]
 //!   [--engines fastexcel,polars,pandas,ream,ream-pa-table,ream-stream]
@@ -199,8 +199,8 @@ enum Cmd {
     /// One Billion Row Challenge: ream (1 and all threads) vs the naive
     /// baseline (and DuckDB if installed) on generated 1BRC files.
     Agg(aggbench::Args),
-    /// Batch dispatcher (issue 6): 20,000 small + 100 big mixed files,
-    /// normal vs interning on the worker path (seed 003's mistake).
+    /// Batch dispatcher: 20,000 small + 100 big mixed files, normal vs
+    /// interning on the worker path under one global lock.
     Batch(batchbench::Args),
     /// ream from Python beside fastexcel, polars and pandas (calamine) on
     /// many and giant: whole `python -c` processes, medians, peak RSS,

@@ -1,4 +1,4 @@
-//! Deterministic generator of big PDFs for `ream-bench pdf` (issue 4).
+//! Deterministic generator of big PDFs for `ream-bench pdf`.
 //!
 //! Each file has tens of thousands of pages (6 objects per page: the page,
 //! its content stream, resources, two link annotations and a private

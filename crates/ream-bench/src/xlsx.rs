@@ -103,7 +103,8 @@ pub fn run(s: &Suite) -> Result<()> {
     // configuration of every dataset) so background load and the VM's
     // drift hit all engines and all datasets alike: the per-cell check
     // compares seed with seed_ods, and with the datasets run one after the
-    // other a slow minute on one of them moved that ratio from 1.3 to 1.6.
+    // other a slow minute on one of them can move that ratio from 1.3 to
+    // 1.6.
     for k in 0..s.runs.max(1) {
         for (ds, path, range) in &files {
             eprint!("{ds:<10} run {}/{}:", k + 1, s.runs.max(1));

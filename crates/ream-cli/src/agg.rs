@@ -146,19 +146,18 @@ fn parse_size(s: &str) -> Result<usize, String> {
 
 /// Runs `ream agg`.
 pub fn run(a: &Args) -> Result<()> {
-    let opts = AggOptions {
-        threads: a.threads,
-        chunk_bytes: a.chunk_bytes,
-        delimiter: a.delimiter,
-        key_col: a.key_col,
-        value_col: a.value_col,
-        header: a.header,
-        max_key_bytes: a.max_key_bytes,
-        max_key_memory: a.max_key_memory,
-        allow_invalid_utf8: a.allow_invalid_utf8,
-        strict_values: a.strict_values,
-        skip_bad_rows: a.skip_bad_rows,
-    };
+    let opts = AggOptions::default()
+        .threads(a.threads)
+        .tune_chunk_bytes(a.chunk_bytes)
+        .delimiter(a.delimiter)
+        .key_col(a.key_col)
+        .value_col(a.value_col)
+        .header(a.header)
+        .max_key_bytes(a.max_key_bytes)
+        .max_key_memory(a.max_key_memory)
+        .allow_invalid_utf8(a.allow_invalid_utf8)
+        .strict_values(a.strict_values)
+        .skip_bad_rows(a.skip_bad_rows);
     let name = a.file.display().to_string();
     let t0 = Instant::now();
     let result = if name == "-" {

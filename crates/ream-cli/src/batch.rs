@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Environment variable that enables the test-only `REAM-TEST-*` files
-/// (`1` = on). Never set it outside tests.
+/// (`1` = on) in a binary built with ream-batch's `test-engines` feature
+/// (test builds); a release binary has no test engines and ignores it.
 const TEST_ENGINES_ENV: &str = "REAM_BATCH_TEST_ENGINES";
 
 /// Most slots or engine threads accepted on the command line.

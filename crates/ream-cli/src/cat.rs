@@ -26,7 +26,7 @@ mod dense;
 mod jsonl;
 
 use crate::UsageError;
-use crate::input::{Input, open_output, read_input, select_sheets, warn};
+use crate::input::{Input, name_read_error, open_output, read_input, select_sheets, warn};
 use crate::meter::{Meter, Report};
 use crate::typed::TableFormat;
 use anyhow::Result;
@@ -325,25 +325,37 @@ pub fn run(a: &Args) -> Result<()> {
     let input = read_input(&a.file, opts.map_mode)?;
     let wb = input.open(&opts)?;
     let sheets = select_sheets(&wb, a.sheet.as_deref())?;
+    write_sheets(&input, &wb, &sheets, a, meter).map_err(|e| name_read_error(e, &input.name))
+}
+
+/// Writes the selected sheets (the body of [`run`] once the workbook is
+/// open).
+fn write_sheets(
+    input: &Input,
+    wb: &Workbook,
+    sheets: &[&Sheet],
+    a: &Args,
+    meter: Option<Meter>,
+) -> Result<()> {
     if let Some(table) = a.format.table() {
-        return write_typed(&input.name, &wb, &sheets, a, table, meter);
+        return write_typed(&input.name, wb, sheets, a, table, meter);
     }
     let mut out = open_output(a.output.as_ref())?;
     let tag = a.sheet.as_deref() == Some("all");
     let is_ods = a.format != Format::Cells && ream::sniff_bytes(&input.bytes) == ream::Format::Ods;
     let mut counts = Vec::new();
-    for s in &sheets {
+    for s in sheets {
         let n = if a.format == Format::Cells {
-            let mut r = readers(&wb, s, a)?;
+            let mut r = readers(wb, s, a)?;
             let mut n = 0;
             for reader in r.header.iter_mut().chain([&mut r.data]) {
                 n += jsonl::write_cells(&mut out, s.name(), reader)?;
             }
             n
         } else {
-            let width = width(&input, is_ods, &wb, s, a)?;
+            let width = width(input, is_ods, wb, s, a)?;
             let mut wide = WideRows::default();
-            let r = readers(&wb, s, a)?;
+            let r = readers(wb, s, a)?;
             let sheet = tag.then(|| s.name());
             let n = match a.format {
                 Format::Csv => {
@@ -365,7 +377,7 @@ pub fn run(a: &Args) -> Result<()> {
     out.flush()?;
     if let Some(m) = meter {
         let m = m.stop();
-        crate::stats::print_to_stderr(&Report::new(m, &wb, counts));
+        crate::stats::print_to_stderr(&Report::new(m, wb, counts));
     }
     Ok(())
 }

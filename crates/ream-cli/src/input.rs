@@ -28,11 +28,11 @@ pub fn read_input(path: &Path, mode: MapMode) -> Result<Input> {
             .read_to_end(&mut buf)
             .context("reading standard input")?;
         return Ok(Input {
-            name: "<stdin>".into(),
+            name: input_name(path),
             bytes: Bytes::from_vec(buf),
         });
     }
-    let name = path.display().to_string();
+    let name = input_name(path);
     if path.is_dir() {
         let msg = format!(
             "{name}: is a directory, not a file (`ream batch {name}` reads every file under it)"
@@ -42,6 +42,16 @@ pub fn read_input(path: &Path, mode: MapMode) -> Result<Input> {
     let bytes = Bytes::open(path, mode)
         .map_err(|e| SheetError::new(ErrorKind::Io, format!("{name}: {e}")))?;
     Ok(Input { name, bytes })
+}
+
+/// The name messages give the input at `path`: the path as given, or
+/// `<stdin>` for `-`.
+pub fn input_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".into()
+    } else {
+        path.display().to_string()
+    }
 }
 
 impl Input {
@@ -112,6 +122,19 @@ fn describe(e: SheetError, name: &str, format: Format) -> anyhow::Error {
         _ => name.to_string(),
     };
     anyhow::Error::new(e).context(what)
+}
+
+/// Names the input `name` in an error the engine gave while reading the
+/// rows of an open workbook, as [`Input::open`] does for errors at open;
+/// other errors (writing the output) are returned as they are.
+pub fn name_read_error(e: anyhow::Error, name: &str) -> anyhow::Error {
+    let from_engine =
+        e.downcast_ref::<SheetError>().is_some() || e.downcast_ref::<ream_arrow::Error>().is_some();
+    if from_engine {
+        e.context(name.to_string())
+    } else {
+        e
+    }
 }
 
 /// A buffered writer on `out` (`None` or `-`: standard output). It is

@@ -1,7 +1,7 @@
 //! `ream profile` (alias `stats`): open a workbook under measurement and
 //! report how the reader spent its time and memory.
 
-use crate::input::open_workbook;
+use crate::input::{input_name, name_read_error, open_workbook};
 use crate::meter::{Meter, Report, touch_cells};
 use anyhow::Result;
 use ream::sheet::OpenOptions;
@@ -73,7 +73,9 @@ pub fn run(a: &Args) -> Result<()> {
     let meter = Meter::start();
     let wb = open_workbook(&a.file, &opts);
     let sheets = match (&wb, a.stream) {
-        (Ok(wb), true) => Some(stream_cells(wb)),
+        (Ok(wb), true) => {
+            Some(stream_cells(wb).map_err(|e| name_read_error(e, &input_name(&a.file))))
+        }
         (Ok(wb), false) => Some(Ok(touch_cells(wb))),
         (Err(_), _) => None,
     };

@@ -26,9 +26,14 @@ enum Inner {
 ///
 /// Cloning shares the underlying map or buffer. Dereferences to `[u8]`.
 ///
-/// A mapped file that another process truncates while it is mapped can
-/// raise SIGBUS on access; callers that cannot rule this out open with
-/// [`MapMode::Read`].
+/// A mapped file is mapped read-only and shared (`MAP_SHARED`, through
+/// memmap2): the bytes are the file's page cache, not a private copy.
+/// While it is mapped, another process that writes to the file changes the
+/// bytes this handle shows (a read may then see a mix of old and new
+/// content and give wrong results or errors), and one that truncates it
+/// makes every access to a page past the new end raise SIGBUS, which kills
+/// the process. Callers that cannot rule either out open with
+/// [`MapMode::Read`], which copies the file into memory once.
 #[derive(Clone)]
 pub struct Bytes {
     inner: Arc<Inner>,
@@ -46,9 +51,17 @@ impl Bytes {
                 if len == 0 {
                     return Ok(Bytes::from_vec(Vec::new()));
                 }
-                // SAFETY: the map is read-only and private to this process;
-                // ream never writes through it. Concurrent truncation by
-                // another process is documented above (use MapMode::Read).
+                // SAFETY: memmap2 maps the whole file read-only and shared
+                // (PROT_READ, MAP_SHARED); the mapping stays valid memory
+                // of this process until the map is dropped, and nothing in
+                // this process writes to it (it is never mapped writable,
+                // and ream does not write to an input file). What this
+                // cannot rule out is another process: bytes it writes to
+                // the file show through the map (results may be wrong, but
+                // every access stays inside the mapping, whose length does
+                // not change), and a truncation turns accesses past
+                // the new end into SIGBUS. Both are documented on `Bytes`;
+                // MapMode::Read avoids them.
                 #[allow(unsafe_code)]
                 let map = unsafe { memmap2::Mmap::map(&file)? };
                 Ok(Bytes {
@@ -88,10 +101,14 @@ impl Bytes {
         if last <= first {
             return;
         }
-        // SAFETY: the map is a read-only private file mapping; dropping its
-        // resident pages changes no content (the next access re-reads the
-        // unchanged file), so every outstanding `&[u8]` stays valid. The
-        // range lies inside the mapping and is page-aligned.
+        // SAFETY: the map is a read-only shared file mapping
+        // (MAP_SHARED); MADV_DONTNEED only drops this process's page
+        // table entries for the range: the mapping stays, so every
+        // outstanding `&[u8]` still points at mapped memory, and the next
+        // access faults the page back in from the file's page cache. The
+        // bytes are then the file's current content: the same unless
+        // another process changed the file, the case documented on
+        // `Bytes`. The range lies inside the mapping and is page-aligned.
         #[allow(unsafe_code)]
         let _ = unsafe {
             map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, first, last - first)

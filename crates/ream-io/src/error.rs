@@ -5,7 +5,11 @@
 /// Every crate's `Error` exposes `kind()` returning one of these, so callers
 /// (and the CLI's exit codes) can react without matching engine-specific
 /// types.
+///
+/// New kinds may be added (the enum is `#[non_exhaustive]`): a `match`
+/// outside this crate needs a `_` arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The operating system refused a read, open or map.
     Io,

@@ -12,12 +12,12 @@ const MIN_HUGE_BYTES: usize = 8 << 20;
 /// `/proc/buddyinfo` shows free blocks of 2 MiB or more for at least
 /// twice the vector's capacity. Under `always`, `madvise` (the usual
 /// default) and `defer+madvise`, an advised fault compacts memory on the
-/// spot when no huge page is free; after another program had fragmented
-/// memory (a calamine run) that made a one-thread open of giant.xlsx take
+/// spot when no huge page is free; after another program has fragmented
+/// memory (a calamine run) that makes a one-thread open of giant.xlsx take
 /// 1.02 s against 0.72 s with plain pages (medians of six,
-/// BENCHMARKS.md). With huge pages free, the advice took a two-thread
-/// open of mixed.xlsx from 1.19 to 1.04 s (medians of four, 88 k against
-/// 50 k faults). A hint only: it changes no content, does nothing for
+/// BENCHMARKS.md). With huge pages free, the advice makes a two-thread
+/// open of mixed.xlsx take 1.04 s instead of 1.19 s (medians of four, 50 k
+/// faults against 88 k). A hint only: it changes no content, does nothing for
 /// vectors under 8 MiB, off Linux, or where THP is disabled, and ignores
 /// errors.
 pub fn advise_huge_pages<T>(v: &Vec<T>) {

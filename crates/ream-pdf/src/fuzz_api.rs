@@ -1,4 +1,6 @@
-//! Entry points for the `cargo fuzz` targets in `fuzz/` (not a public API).
+//! Entry points for the `cargo fuzz` targets in `fuzz/` (not a public API;
+//! compiled only with the crate's `fuzz` feature, which `fuzz/Cargo.toml`
+//! turns on).
 //!
 //! The lexer, the object parser and the cross-reference parsers are private
 //! modules that no public call reaches on its own (every public path starts

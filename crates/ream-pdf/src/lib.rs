@@ -14,13 +14,14 @@
 //! Every stream filter runs under a decode budget, nesting is bounded,
 //! and every limit is a field of [`PdfLimits`].
 //!
-//! Writes ([`write`]): incremental updates that append a revision and
+//! Writes ([`write`](mod@write)): incremental updates that append a revision and
 //! never touch the original bytes ([`Pdf::update`]), and full rewrites
 //! through large sequential buffers ([`Pdf::rewrite`]).
 
 mod doc;
 mod error;
 mod filters;
+#[cfg(feature = "fuzz")]
 #[doc(hidden)]
 pub mod fuzz_api;
 mod index;

@@ -4,7 +4,12 @@ use ream_io::{SourceKind, SourceOptions};
 
 /// Limits a hostile file cannot push the reader past. Exceeding one is an
 /// error of kind `LimitExceeded` naming the limit.
+///
+/// Build it from [`PdfLimits::default`] with one method per limit:
+/// `PdfLimits::default().max_pages(1_000)`. New limits may be added (the
+/// struct is `#[non_exhaustive]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PdfLimits {
     /// Decode budget of one stream: the most bytes any filter of its chain
     /// may produce (the flate-bomb guard). Default 256 MiB.
@@ -50,21 +55,92 @@ impl Default for PdfLimits {
     }
 }
 
+impl PdfLimits {
+    /// Sets [`max_decoded_stream`](PdfLimits::max_decoded_stream) (default
+    /// 256 MiB).
+    pub fn max_decoded_stream(mut self, bytes: u64) -> PdfLimits {
+        self.max_decoded_stream = bytes;
+        self
+    }
+    /// Sets [`max_nesting`](PdfLimits::max_nesting) (default 256).
+    pub fn max_nesting(mut self, depth: usize) -> PdfLimits {
+        self.max_nesting = depth;
+        self
+    }
+    /// Sets [`max_object_bytes`](PdfLimits::max_object_bytes) (default
+    /// 64 MiB).
+    pub fn max_object_bytes(mut self, bytes: u64) -> PdfLimits {
+        self.max_object_bytes = bytes;
+        self
+    }
+    /// Sets [`max_objects`](PdfLimits::max_objects) (default 10,000,000).
+    pub fn max_objects(mut self, n: u64) -> PdfLimits {
+        self.max_objects = n;
+        self
+    }
+    /// Sets [`max_revisions`](PdfLimits::max_revisions) (default 10,000).
+    pub fn max_revisions(mut self, n: usize) -> PdfLimits {
+        self.max_revisions = n;
+        self
+    }
+    /// Sets [`max_objstm_objects`](PdfLimits::max_objstm_objects) (default
+    /// 1,000,000).
+    pub fn max_objstm_objects(mut self, n: u64) -> PdfLimits {
+        self.max_objstm_objects = n;
+        self
+    }
+    /// Sets [`objstm_cache_bytes`](PdfLimits::objstm_cache_bytes) (default
+    /// 64 MiB).
+    pub fn objstm_cache_bytes(mut self, bytes: u64) -> PdfLimits {
+        self.objstm_cache_bytes = bytes;
+        self
+    }
+    /// Sets [`objstm_cache_streams`](PdfLimits::objstm_cache_streams)
+    /// (default 256).
+    pub fn objstm_cache_streams(mut self, n: usize) -> PdfLimits {
+        self.objstm_cache_streams = n;
+        self
+    }
+    /// Sets [`max_page_depth`](PdfLimits::max_page_depth) (default 256).
+    pub fn max_page_depth(mut self, depth: usize) -> PdfLimits {
+        self.max_page_depth = depth;
+        self
+    }
+    /// Sets [`max_pages`](PdfLimits::max_pages) (default 10,000,000).
+    pub fn max_pages(mut self, n: u64) -> PdfLimits {
+        self.max_pages = n;
+        self
+    }
+    /// Sets [`max_warnings`](PdfLimits::max_warnings) (default 1,000).
+    pub fn max_warnings(mut self, n: usize) -> PdfLimits {
+        self.max_warnings = n;
+        self
+    }
+}
+
 /// How [`Pdf::open`](crate::Pdf::open) reads a file.
 ///
 /// Defaults: whole-file mapping, lenient (broken xref data is repaired by
 /// scanning, with warnings), encrypted files refused, [`PdfLimits`] defaults.
+/// Build it from [`PdfOptions::new`] with one method per setting:
+/// `PdfOptions::new().strict(true).limits(PdfLimits::default())`. New
+/// settings may be added (the struct is `#[non_exhaustive]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct PdfOptions {
     /// The byte source and its sizes (see [`ream_io::SourceOptions`]).
+    /// Default: the whole file mapped ([`SourceKind::Mmap`]), a 64 MiB
+    /// window and a 256 KiB read-ahead buffer for the sources that use
+    /// them.
     pub source: SourceOptions,
     /// Refuse to repair: a broken xref or object offset is an error.
+    /// Default false.
     pub strict: bool,
     /// Open encrypted files anyway (structure only: page tree, trailer;
     /// strings stay encrypted and stream data is refused). Default false:
     /// `/Encrypt` gives an `Encrypted` error.
     pub allow_encrypted: bool,
-    /// Resource limits.
+    /// Resource limits (default [`PdfLimits::default`]).
     pub limits: PdfLimits,
 }
 
@@ -74,37 +150,45 @@ impl PdfOptions {
         PdfOptions::default()
     }
 
-    /// Uses the byte source `kind`.
+    /// Uses the byte source `kind` (default [`SourceKind::Mmap`]).
     pub fn source(mut self, kind: SourceKind) -> PdfOptions {
         self.source.kind = kind;
         self
     }
 
-    /// Sets the sliding window's view size in bytes.
+    /// Sets the whole [`source`](PdfOptions::source): kind and sizes.
+    pub fn source_options(mut self, source: SourceOptions) -> PdfOptions {
+        self.source = source;
+        self
+    }
+
+    /// Sets the sliding window's view size in bytes (default 64 MiB;
+    /// rounded up to the page size).
     pub fn window_size(mut self, bytes: usize) -> PdfOptions {
         self.source.window_size = bytes;
         self
     }
 
-    /// Sets the read-ahead buffer size in bytes.
+    /// Sets the read-ahead buffer size in bytes (default 256 KiB).
     pub fn buffer_size(mut self, bytes: usize) -> PdfOptions {
         self.source.buffer_size = bytes;
         self
     }
 
-    /// Refuses repairs when `strict`.
+    /// Refuses repairs when `strict` (default false).
     pub fn strict(mut self, strict: bool) -> PdfOptions {
         self.strict = strict;
         self
     }
 
-    /// Opens encrypted files for their structure when `allow`.
+    /// Opens encrypted files for their structure when `allow` (default
+    /// false).
     pub fn allow_encrypted(mut self, allow: bool) -> PdfOptions {
         self.allow_encrypted = allow;
         self
     }
 
-    /// Sets the limits.
+    /// Sets the limits (default [`PdfLimits::default`]).
     pub fn limits(mut self, limits: PdfLimits) -> PdfOptions {
         self.limits = limits;
         self

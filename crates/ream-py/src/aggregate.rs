@@ -68,14 +68,12 @@ fn agg_options(
             .filter(|_| v <= max)
             .ok_or_else(|| errors::usage(py, format!("{name} = {v} is not in 0..={max}")))
     };
-    Ok(AggOptions {
-        threads: index("threads", threads, ream_agg::MAX_THREADS as i64)?,
-        delimiter,
-        key_col: index("key_col", key_col, i64::from(u32::MAX))?,
-        value_col: index("value_col", value_col, i64::from(u32::MAX))?,
-        header,
-        ..AggOptions::default()
-    })
+    Ok(AggOptions::default()
+        .threads(index("threads", threads, ream_agg::MAX_THREADS as i64)?)
+        .delimiter(delimiter)
+        .key_col(index("key_col", key_col, i64::from(u32::MAX))?)
+        .value_col(index("value_col", value_col, i64::from(u32::MAX))?)
+        .header(header))
 }
 
 /// An aggregate as a one-batch `ream.Table`.

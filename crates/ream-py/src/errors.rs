@@ -118,7 +118,8 @@ pub fn located(py: Python<'_>, kind: ErrorKind, message: &str, at: Location<'_>)
         ErrorKind::LimitExceeded => LimitExceededError::new_err(msg),
         ErrorKind::Unsupported => UnsupportedFormatError::new_err(msg),
         ErrorKind::Encrypted => EncryptedError::new_err(msg),
-        ErrorKind::Usage => ReamError::new_err(msg),
+        // Usage, and any kind added later: the base class.
+        _ => ReamError::new_err(msg),
     };
     let value = err.value(py);
     let attrs: [(&str, Option<Py<PyAny>>); 6] = [

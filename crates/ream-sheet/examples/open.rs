@@ -1,6 +1,6 @@
 //! Opens a workbook with 1 and N threads and prints timings:
 //! `cargo run --release -p ream-sheet --example open -- FILE [RUNS]`.
-//! `CHUNK=BYTES` in the environment sets `OpenOptions::chunk_bytes`
+//! `CHUNK=BYTES` in the environment sets `OpenOptions::tune_chunk_bytes`
 //! (e.g. a large value reads an ODS `content.xml` whole, not windowed).
 
 use ream_sheet::{OpenOptions, Workbook};
@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let t = Instant::now();
             let mut opts = OpenOptions::new().threads(threads);
             if let Some(n) = std::env::var("CHUNK").ok().and_then(|s| s.parse().ok()) {
-                opts = opts.chunk_bytes(n);
+                opts = opts.tune_chunk_bytes(n);
             }
             let wb = Workbook::open(&path, &opts)?;
             best = best.min(t.elapsed().as_secs_f64());

@@ -36,9 +36,9 @@ pub(crate) const POW10: [f64; 16] = [
 ];
 
 /// `m / 10^k` for an exact `m < 2^53`, correctly rounded. An integer
-/// (`k == 0`) skips the division, whose latency was the hottest spot of
-/// the XLSX cell scan (`perf annotate`, giant.xlsx, 1 thread): dividing
-/// by 1.0 gives the same value.
+/// (`k == 0`) skips the division, whose latency is the hottest spot of
+/// the XLSX cell scan where it runs (`perf annotate`, giant.xlsx, 1
+/// thread): dividing by 1.0 gives the same value.
 #[inline(always)]
 fn scaled(m: u64, k: usize) -> f64 {
     if k == 0 {

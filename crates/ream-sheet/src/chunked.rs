@@ -2,16 +2,17 @@
 //!
 //! The worker that takes a big sheet becomes its *chunker*: it inflates the
 //! part incrementally, reads the head, and cuts the rows into chunks of
-//! `OpenOptions::chunk_bytes` (4 MiB) at `</row>` boundaries. Chunks go onto a board shared by all
-//! workers of the open; any worker without a sheet of its own parses them
-//! (a fresh parser per chunk, rows numbered relative to the chunk until an
-//! explicit row number appears). The chunker joins the results in order as
-//! they arrive, so the chunk outputs never pile up: relative rows get the
-//! previous chunk's next row added, string and formula offsets move to the
-//! joined arena, and shared-formula children whose master sat in an earlier
-//! chunk are expanded from the masters exported so far. A worker that takes
-//! the chunk next in order while nobody is joining parses it straight onto
-//! the joined rows instead (no copy; see `Board::join_in_place`).
+//! `OpenOptions::tune_chunk_bytes` (4 MiB) at `</row>` boundaries. Chunks
+//! go onto a board shared by all workers of the open; any worker without a
+//! sheet of its own parses them (a fresh parser per chunk, rows numbered
+//! relative to the chunk until an explicit row number appears). The
+//! chunker joins the results in order as they arrive, so the chunk outputs
+//! never pile up: relative rows get the previous chunk's next row added,
+//! string and formula offsets move to the joined arena, and shared-formula
+//! children whose master sat in an earlier chunk are expanded from the
+//! masters exported so far. A worker that takes the chunk next in order
+//! while nobody is joining parses it straight onto the joined rows instead
+//! (no copy; see `Board::join_in_place`).
 //!
 //! Back-pressure: the chunker never has more than `2 x threads` chunks in
 //! flight; when it would, it parses one itself. The board's lock is taken
@@ -54,11 +55,11 @@ pub(crate) struct ChunkTask<'a> {
 /// A big sheet's join state, shared by its chunker and the workers.
 ///
 /// Joining (copying a chunk's cells into the sheet's store, which faults in
-/// that store's pages) used to run on the chunker only, the thread that also
-/// inflates: on `mixed` the inflater was busy ~100 % while the helper idled
-/// ~50 % (perf, 2 threads). Now the worker that finishes the chunk next in
-/// order joins it, and the inflater only inflates unless back-pressure makes
-/// it parse.
+/// that store's pages) is done by the worker that finishes the chunk next
+/// in order, not by the chunker: the chunker is the thread that also
+/// inflates, and joining there keeps it busy ~100 % while a helper idles
+/// ~50 % (`mixed`, perf, 2 threads). The inflater only inflates unless
+/// back-pressure makes it parse.
 struct JoinShared {
     state: Mutex<JoinState>,
     /// Chunks joined so far (mirrors `JoinState::joined`, read lock-free).
@@ -194,7 +195,7 @@ impl<'a> Board<'a> {
     /// When `task` is the next chunk of its sheet in order and no thread
     /// is joining that sheet, parses it straight into the joined rows and
     /// returns true: its cells are never copied (the copy at the join and
-    /// the page faults of the chunk's own buffers were ~4 % of a
+    /// the page faults of the chunk's own buffers cost ~4 % of a
     /// two-thread open of `mixed`, perf). Only while no shared-formula
     /// master has been joined: a continuing parser does not know them.
     /// The join lock is held while parsing; a thread finishing a later
@@ -374,8 +375,8 @@ impl Joiner {
 
     /// Appends a chunk's cells that all carry their own row numbers and
     /// come in order (the usual case): one copy, then the text offsets
-    /// moved, instead of the per-cell shift of `add` (which was 2.5 % of a
-    /// two-thread open of `mixed`). Same result as that loop: the order is
+    /// moved, instead of the per-cell shift of `add` (which costs 2.5 % of
+    /// a two-thread open of `mixed`). Same result as that loop: the order is
     /// checked at the seam and the grid on the last row.
     fn append_sorted(&mut self, cells: &[RawCell], arena_base: u64) -> Result<()> {
         let key = |c: &RawCell| ((u64::from(c.row) << 16) | u64::from(c.col)) + 1;

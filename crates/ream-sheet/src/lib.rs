@@ -1,6 +1,6 @@
-//! Parallel XLSX/XLSM reader.
+//! Parallel XLSX, XLSM and ODS reader.
 //!
-//! [`Workbook::open`] reads a whole workbook in three phases:
+//! [`Workbook::open`] reads a whole XLSX or XLSM workbook in three phases:
 //!
 //! * **A** — map the file, read the ZIP central directory, parse the
 //!   workbook-level parts once (workbook, relationships, shared strings into
@@ -12,6 +12,11 @@
 //!   nothing mutable and take no lock.
 //! * **C** — the small parts: comments, tables, merged ranges, hyperlinks,
 //!   hidden rows/columns, drawings (images, charts).
+//!
+//! An OpenDocument spreadsheet (`.ods`) keeps every sheet in one part,
+//! `content.xml`; the `ods` module inflates and parses it into the same
+//! model (the same [`Workbook`], [`Sheet`] and cells). Either format
+//! streams a sheet row by row in constant memory ([`Workbook::rows`]).
 //!
 //! The per-cell path allocates nothing: a purpose-built scanner
 //! ([`ream_xml`]) walks the XML and writes 16-byte cells and string bytes

@@ -535,7 +535,7 @@ fn parse_streaming(
         {
             // UTF-16 (legal, rare): the block parser reads UTF-8 only, so
             // the part is read whole and transcoded, as the one-shot path
-            // does (it was parsed raw before; test
+            // does (test
             // `fuzz_regressions::utf16_sheet_over_the_one_shot_size_on_one_thread`).
             buf.truncate(filled);
             let t = Instant::now();

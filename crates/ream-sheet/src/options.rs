@@ -5,7 +5,12 @@ pub use ream_io::MapMode;
 /// Resource limits enforced while opening a workbook. Exceeding one gives an
 /// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded) error naming
 /// the limit, the part and the value.
+///
+/// Build it from [`Limits::default`] with one method per limit:
+/// `Limits::default().max_cells_per_sheet(1_000_000)`. New limits may be
+/// added (the struct is `#[non_exhaustive]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Total bytes inflated from the ZIP, all parts together. Default 16 GiB.
     pub max_inflated_bytes: u64,
@@ -47,8 +52,57 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// Sets [`max_inflated_bytes`](Limits::max_inflated_bytes) (default
+    /// 16 GiB).
+    pub fn max_inflated_bytes(mut self, bytes: u64) -> Limits {
+        self.max_inflated_bytes = bytes;
+        self
+    }
+    /// Sets [`max_inflate_ratio`](Limits::max_inflate_ratio) (default
+    /// 1,000).
+    pub fn max_inflate_ratio(mut self, ratio: u64) -> Limits {
+        self.max_inflate_ratio = ratio;
+        self
+    }
+    /// Sets [`max_cells_per_sheet`](Limits::max_cells_per_sheet) (default
+    /// 400,000,000).
+    pub fn max_cells_per_sheet(mut self, cells: u64) -> Limits {
+        self.max_cells_per_sheet = cells;
+        self
+    }
+    /// Sets [`max_string_chars`](Limits::max_string_chars) (default
+    /// 16,777,216).
+    pub fn max_string_chars(mut self, chars: usize) -> Limits {
+        self.max_string_chars = chars;
+        self
+    }
+    /// Sets [`max_xml_depth`](Limits::max_xml_depth) (default 256).
+    pub fn max_xml_depth(mut self, depth: u32) -> Limits {
+        self.max_xml_depth = depth;
+        self
+    }
+    /// Sets [`max_zip_entries`](Limits::max_zip_entries) (default
+    /// 100,000).
+    pub fn max_zip_entries(mut self, entries: u64) -> Limits {
+        self.max_zip_entries = entries;
+        self
+    }
+    /// Sets [`max_formula_bytes`](Limits::max_formula_bytes) (default
+    /// 1 GiB).
+    pub fn max_formula_bytes(mut self, bytes: u64) -> Limits {
+        self.max_formula_bytes = bytes;
+        self
+    }
+}
+
 /// How to open a workbook.
+///
+/// Build it from [`OpenOptions::new`] (every default) with one method per
+/// setting: `OpenOptions::new().threads(4).limits(Limits::default())`. New
+/// settings may be added (the struct is `#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OpenOptions {
     /// Parse worksheets on a worker pool. Default `true`.
     pub parallel: bool,
@@ -56,39 +110,14 @@ pub struct OpenOptions {
     pub threads: usize,
     /// Resource limits (see [`Limits`] for defaults).
     pub limits: Limits,
-    /// How files are read: memory-mapped (default) or read into memory.
+    /// How files are read: memory-mapped ([`MapMode::Map`], the default)
+    /// or read into memory ([`MapMode::Read`]).
     pub map_mode: MapMode,
     /// Parse every sheet's cells at open (default `true`). With `false`
     /// only the workbook-level parts are read (phase A): sheets are listed
     /// but hold no cells, and [`Workbook::rows`](crate::Workbook::rows)
     /// streams them on demand in constant memory.
     pub load_cells: bool,
-    /// Size of the chunks a big sheet is cut into for parallel parsing, in
-    /// bytes of XML. Default 4 MiB. Sheets under 4 chunks are parsed whole;
-    /// with one thread nothing is chunked. For ODS, a `content.xml` of at
-    /// least 2 chunks is, with 3 threads or more, inflated and parsed at
-    /// the same time in row chunks of this size; with 1 or 2 threads it
-    /// is read over a sliding window instead of whole (with 2, see
-    /// [`row_chunks_min`](OpenOptions::row_chunks_min)).
-    pub chunk_bytes: usize,
-    /// ODS on two threads: the least number of chunks of
-    /// [`chunk_bytes`](OpenOptions::chunk_bytes) a `content.xml` must
-    /// hold for its big tables to be cut into row chunks parsed by the
-    /// second thread. Smaller parts are inflated ahead on the second
-    /// thread while the first parses, which was as fast or faster up to
-    /// 240 MB of XML (BENCHMARKS.md, session 9). Default 64 (256 MiB
-    /// with the default chunk size); results never depend on it.
-    pub row_chunks_min: usize,
-    /// First block of a streaming read ([`Workbook::rows`](crate::Workbook::rows)),
-    /// in bytes of XML. Default 64 KiB; each next block is twice as big,
-    /// up to 4 MiB, so a request for a few rows inflates little while a
-    /// full read works in big blocks. Results never depend on it. When
-    /// more than one thread is allowed (`threads` 0 on a multi-core
-    /// machine, or 2 and up, with `parallel`), a streamed XLSX worksheet
-    /// of 1 MiB and more, and an ODS `content.xml`, is inflated ahead on
-    /// one helper thread while the caller parses (blocks of at most 1 MiB,
-    /// two in flight).
-    pub stream_block: usize,
     /// A hint that only the first `n` sheets will be read (default `None`:
     /// all). An ODS workbook opened without cells then stops its listing
     /// pass at the start of sheet `n - 1`, so the first rows of the first
@@ -117,6 +146,12 @@ pub struct OpenOptions {
     /// sheet in one part and loads them all. No effect without
     /// `load_cells`.
     pub cells_of: Option<SheetPick>,
+    /// Tuning knob: see [`OpenOptions::tune_chunk_bytes`].
+    pub(crate) chunk_bytes: usize,
+    /// Tuning knob: see [`OpenOptions::tune_row_chunks_min`].
+    pub(crate) row_chunks_min: usize,
+    /// Tuning knob: see [`OpenOptions::tune_stream_block`].
+    pub(crate) stream_block: usize,
 }
 
 /// One sheet, by 0-based index or by name (see [`OpenOptions::cells_of`]).
@@ -164,54 +199,94 @@ impl OpenOptions {
     pub fn new() -> OpenOptions {
         OpenOptions::default()
     }
-    /// Sets [`parallel`](OpenOptions::parallel).
+    /// Sets [`parallel`](OpenOptions::parallel) (default `true`).
     pub fn parallel(mut self, on: bool) -> OpenOptions {
         self.parallel = on;
         self
     }
-    /// Sets [`threads`](OpenOptions::threads).
+    /// Sets [`threads`](OpenOptions::threads) (default 0: min(sheets,
+    /// available cores)).
     pub fn threads(mut self, n: usize) -> OpenOptions {
         self.threads = n;
         self
     }
-    /// Sets [`limits`](OpenOptions::limits).
+    /// Sets [`limits`](OpenOptions::limits) (default [`Limits::default`]).
     pub fn limits(mut self, limits: Limits) -> OpenOptions {
         self.limits = limits;
         self
     }
-    /// Sets [`chunk_bytes`](OpenOptions::chunk_bytes) (at least 1 KiB).
-    pub fn chunk_bytes(mut self, n: usize) -> OpenOptions {
-        self.chunk_bytes = n.max(1 << 10);
+    /// Sets [`map_mode`](OpenOptions::map_mode) (default
+    /// [`MapMode::Map`]).
+    pub fn map_mode(mut self, mode: MapMode) -> OpenOptions {
+        self.map_mode = mode;
         self
     }
-    /// Sets [`row_chunks_min`](OpenOptions::row_chunks_min) (at least 1).
-    pub fn row_chunks_min(mut self, n: usize) -> OpenOptions {
-        self.row_chunks_min = n.max(1);
+    /// Sets [`load_cells`](OpenOptions::load_cells) (default `true`).
+    pub fn load_cells(mut self, on: bool) -> OpenOptions {
+        self.load_cells = on;
         self
     }
-    /// Sets [`sheets_needed`](OpenOptions::sheets_needed) (at least 1).
+    /// Sets [`sheets_needed`](OpenOptions::sheets_needed) to `Some(n)`, `n`
+    /// at least 1 (default `None`: all sheets).
     pub fn sheets_needed(mut self, n: usize) -> OpenOptions {
         self.sheets_needed = Some(n.max(1));
         self
     }
-    /// Sets [`sheet_needed_named`](OpenOptions::sheet_needed_named).
+    /// Sets [`sheet_needed_named`](OpenOptions::sheet_needed_named)
+    /// (default `None`).
     pub fn sheet_needed_named(mut self, name: impl Into<String>) -> OpenOptions {
         self.sheet_needed_named = Some(name.into());
         self
     }
-    /// Sets [`stream_block`](OpenOptions::stream_block) (at least 1 byte).
-    pub fn stream_block(mut self, n: usize) -> OpenOptions {
-        self.stream_block = n.max(1);
-        self
-    }
-    /// Sets [`cells_of`](OpenOptions::cells_of).
+    /// Sets [`cells_of`](OpenOptions::cells_of) (default `None`: every
+    /// sheet).
     pub fn cells_of(mut self, pick: SheetPick) -> OpenOptions {
         self.cells_of = Some(pick);
         self
     }
-    /// Sets [`load_cells`](OpenOptions::load_cells).
-    pub fn load_cells(mut self, on: bool) -> OpenOptions {
-        self.load_cells = on;
+    /// Internal tuning knob, for tests and benchmarks only (hidden from the
+    /// documentation, not part of the stable API; results never depend on
+    /// it). Size of the chunks a big sheet is cut into for parallel
+    /// parsing, in bytes of XML: default 4 MiB, at least 1 KiB. Sheets
+    /// under 4 chunks are parsed whole; with one thread nothing is
+    /// chunked. For ODS, a `content.xml` of at least 2 chunks is, with 3
+    /// threads or more, inflated and parsed at the same time in row chunks
+    /// of this size; with 1 or 2 threads it is read over a sliding window
+    /// instead of whole (with 2, see
+    /// [`tune_row_chunks_min`](OpenOptions::tune_row_chunks_min)).
+    #[doc(hidden)]
+    pub fn tune_chunk_bytes(mut self, n: usize) -> OpenOptions {
+        self.chunk_bytes = n.max(1 << 10);
+        self
+    }
+    /// Internal tuning knob, for tests and benchmarks only (hidden from the
+    /// documentation, not part of the stable API; results never depend on
+    /// it). ODS on two threads: the least number of chunks of
+    /// [`tune_chunk_bytes`](OpenOptions::tune_chunk_bytes) a `content.xml`
+    /// must hold for its big tables to be cut into row chunks parsed by the
+    /// second thread; smaller parts are inflated ahead on the second
+    /// thread while the first parses (as fast or faster up to about 240 MB
+    /// of XML, BENCHMARKS.md). Default 64 (256 MiB with the default chunk
+    /// size), at least 1.
+    #[doc(hidden)]
+    pub fn tune_row_chunks_min(mut self, n: usize) -> OpenOptions {
+        self.row_chunks_min = n.max(1);
+        self
+    }
+    /// Internal tuning knob, for tests and benchmarks only (hidden from the
+    /// documentation, not part of the stable API; results never depend on
+    /// it). First block of a streaming read
+    /// ([`Workbook::rows`](crate::Workbook::rows)), in bytes of XML:
+    /// default 64 KiB, at least 1 byte; each next block is twice as big,
+    /// up to 4 MiB, so a request for a few rows inflates little while a
+    /// full read works in big blocks. When more than one thread is allowed
+    /// (`threads` 0 on a multi-core machine, or 2 and up, with
+    /// `parallel`), a streamed XLSX worksheet of 1 MiB and more, and an
+    /// ODS `content.xml`, is inflated ahead on one helper thread while the
+    /// caller parses (blocks of at most 1 MiB, two in flight).
+    #[doc(hidden)]
+    pub fn tune_stream_block(mut self, n: usize) -> OpenOptions {
+        self.stream_block = n.max(1);
         self
     }
     /// Threads phase B will use for `jobs` worksheets.
@@ -227,5 +302,22 @@ impl OpenOptions {
             self.threads
         };
         want.min(jobs).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuning_defaults_and_clamps() {
+        let o = OpenOptions::default();
+        assert_eq!(o.chunk_bytes, 4 << 20);
+        assert_eq!(o.row_chunks_min, 64);
+        assert_eq!(o.stream_block, 64 << 10);
+        assert_eq!(OpenOptions::new().tune_row_chunks_min(0).row_chunks_min, 1);
+        assert_eq!(OpenOptions::new().tune_stream_block(0).stream_block, 1);
+        // chunk_bytes is clamped to 1 KiB, not refused.
+        assert_eq!(OpenOptions::new().tune_chunk_bytes(10).chunk_bytes, 1 << 10);
     }
 }

@@ -6,7 +6,7 @@
 //! one row at a time, reusing its buffers: memory stays bounded by the block
 //! size (at most 4 MiB of XML plus the cells of one block), however many
 //! rows the sheet has. Blocks start at 64 KiB
-//! ([`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
+//! ([`OpenOptions::tune_stream_block`](crate::OpenOptions::tune_stream_block)) and
 //! double, so a request for the first few rows (`n_rows`) stops after
 //! inflating very little; they stop at 512 KiB when this thread inflates
 //! (still in its cache when parsed: giant.xlsx streamed on one thread,

@@ -56,7 +56,7 @@ pub(crate) struct CellStore {
     pub arena: Vec<u8>,
     /// The sealed arena: validated once as a whole, so reading a string
     /// cell or a formula is a bounds check, not a UTF-8 validation per
-    /// access (that was ~25 instructions per cell on `giant`).
+    /// access (which costs ~25 instructions per cell on `giant`).
     pub text: String,
     pub formulas: Vec<FormulaRec>,
     pub sst: Arc<SharedStrings>,

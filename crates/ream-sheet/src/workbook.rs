@@ -255,7 +255,7 @@ pub struct Workbook {
     pub(crate) shared_strings: usize,
     pub(crate) warnings: Vec<Error>,
     pub(crate) limits: crate::options::Limits,
-    /// First block size of streaming reads ([`OpenOptions::stream_block`]).
+    /// First block size of streaming reads ([`OpenOptions::tune_stream_block`]).
     pub(crate) stream_block: usize,
     /// Streaming reads of big parts may inflate on a helper thread (the
     /// open allowed more than one thread).

@@ -1223,7 +1223,7 @@ impl<'a> SheetParser<'a> {
             (b'S', Some(raw), _) => {
                 let off = self.store.arena.len();
                 // Plain text is one character a byte: under the limit when
-                // it is no longer in bytes; else `check_text` counts.
+                // its byte length is; else `check_text` counts.
                 if raw.len() > self.ctx.limits.max_string_chars
                     || !push_plain_ascii(&mut self.store.arena, raw)
                 {

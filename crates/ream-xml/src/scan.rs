@@ -144,8 +144,7 @@ pub fn next_tag(buf: &[u8], from: usize) -> Result<Option<Tag<'_>>, XmlError> {
                 }))
             } else if b"!--".starts_with(after) || b"![CDATA[".starts_with(after) {
                 // The bytes end inside `<!--` or `<![CDATA[`: more may come
-                // (a fuzz finding: a comment cut at a block boundary was
-                // refused as a DTD).
+                // (a comment cut at a block boundary is not a DTD).
                 Err(truncated(start, "unclosed comment or CDATA section"))
             } else {
                 Err(err(start, "DTD/entity declarations are not allowed"))

@@ -19,11 +19,7 @@ fn error(data: &[u8], base: &AggOptions) -> AggError {
         (8, small),
         (8, 64),
     ] {
-        let o = AggOptions {
-            threads,
-            chunk_bytes: chunk,
-            ..base.clone()
-        };
+        let o = base.clone().threads(threads).tune_chunk_bytes(chunk);
         for (how, e) in [
             ("bytes", aggregate_bytes(data, &o).unwrap_err()),
             ("reader", aggregate_reader(data, &o).unwrap_err()),
@@ -78,10 +74,7 @@ fn line_without_delimiter() {
 
 #[test]
 fn missing_field() {
-    let o = AggOptions {
-        value_col: 2,
-        ..d()
-    };
+    let o = d().value_col(2);
     check(
         b"a;x;1.0\nb;1.0\n",
         &o,
@@ -104,10 +97,7 @@ fn key_over_the_limit() {
     let e = check(bad.as_bytes(), &d(), Problem::KeyTooLong { max: 100 }, 2, 6);
     assert_eq!(e.kind(), ErrorKind::LimitExceeded);
     assert!(e.to_string().contains("101 bytes"), "{e}");
-    let o = AggOptions {
-        max_key_bytes: 3,
-        ..d()
-    };
+    let o = d().max_key_bytes(3);
     assert!(aggregate_bytes(b"abc;1.0\n", &o).is_ok());
     check(
         b"abc;1.0\nabcd;1.0\n",
@@ -153,10 +143,7 @@ fn bad_and_out_of_range_values() {
     assert!(e.to_string().contains("empty value"), "{e}");
     // Valid decimals outside the 1BRC form are accepted unless strict.
     assert!(aggregate_bytes(b"a;100.0\na;-99.95\na;7\n", &d()).is_ok());
-    let strict = AggOptions {
-        strict_values: true,
-        ..d()
-    };
+    let strict = d().strict_values(true);
     for (bad, line) in [
         ("100.0", 2),
         ("-99.95", 2),
@@ -176,10 +163,7 @@ fn invalid_utf8_keys() {
     let data = b"a;1.0\nb\xff\xfe;2.0\n";
     let e = check(data, &d(), Problem::InvalidUtf8, 2, 7);
     assert!(e.to_string().contains("UTF-8"), "{e}");
-    let o = AggOptions {
-        allow_invalid_utf8: true,
-        ..d()
-    };
+    let o = d().allow_invalid_utf8(true);
     let agg = aggregate_bytes(data, &o).unwrap();
     assert_eq!(agg.get(b"b\xff\xfe").unwrap().count(), 1);
     let mut out = Vec::new();
@@ -191,10 +175,7 @@ fn invalid_utf8_keys() {
 #[test]
 fn key_memory_over_the_budget() {
     // One-byte keys cost 193 bytes: five fit 1 KiB, the sixth (`f`) not.
-    let o = AggOptions {
-        max_key_memory: 1024,
-        ..d()
-    };
+    let o = d().max_key_memory(1024);
     let data = b"a;1.0\nb;1.0\na;1.0\nc;1.0\nb;1.0\nd;1.0\ne;1.0\nf;1.0\ng;1.0\n";
     let e = check(data, &o, Problem::KeyMemory { max: 1024 }, 8, 42);
     assert_eq!(e.kind(), ErrorKind::LimitExceeded);
@@ -209,10 +190,7 @@ fn key_memory_over_the_budget() {
         );
     }
     let max = 200_000;
-    let o = AggOptions {
-        max_key_memory: max,
-        ..d()
-    };
+    let o = d().max_key_memory(max);
     // The first row whose new key brings the cost over: keys k0.. in order.
     let (mut cost, mut line) = (0, 0);
     for i in 0..1200u32 {
@@ -269,49 +247,13 @@ fn the_first_error_wins_in_parallel() {
 #[test]
 fn usage_errors() {
     for (o, what) in [
-        (AggOptions { key_col: 1, ..d() }, "both 1"),
-        (
-            AggOptions {
-                chunk_bytes: 0,
-                ..d()
-            },
-            "chunk_bytes",
-        ),
-        (
-            AggOptions {
-                delimiter: b'\n',
-                ..d()
-            },
-            "line break",
-        ),
-        (
-            AggOptions {
-                max_key_memory: 0,
-                ..d()
-            },
-            "max_key_memory",
-        ),
-        (
-            AggOptions {
-                delimiter: b'"',
-                ..d()
-            },
-            "quote",
-        ),
-        (
-            AggOptions {
-                max_key_bytes: 0,
-                ..d()
-            },
-            "max_key_bytes",
-        ),
-        (
-            AggOptions {
-                threads: 5000,
-                ..d()
-            },
-            "threads",
-        ),
+        (d().key_col(1), "both 1"),
+        (d().tune_chunk_bytes(0), "chunk_bytes"),
+        (d().delimiter(b'\n'), "line break"),
+        (d().max_key_memory(0), "max_key_memory"),
+        (d().delimiter(b'"'), "quote"),
+        (d().max_key_bytes(0), "max_key_bytes"),
+        (d().threads(5000), "threads"),
     ] {
         let e = aggregate_bytes(b"a;1.0\n", &o).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Usage);
@@ -362,7 +304,6 @@ fn defaults_are_documented_values() {
     // LIMITS.md, "Aggregation": keep the table and the code in step.
     let d = AggOptions::default();
     assert_eq!(d.threads, 0);
-    assert_eq!(d.chunk_bytes, 4 << 20);
     assert_eq!(d.delimiter, b';');
     assert_eq!((d.key_col, d.value_col), (0, 1));
     assert!(!d.header && !d.allow_invalid_utf8 && !d.strict_values);

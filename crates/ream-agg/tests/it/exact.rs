@@ -80,11 +80,7 @@ fn oracle_row(key: &str, vals: &[(i64, u32)]) -> String {
 }
 
 fn csv(data: &[u8], threads: usize) -> String {
-    let o = AggOptions {
-        threads,
-        chunk_bytes: 64,
-        ..AggOptions::default()
-    };
+    let o = AggOptions::default().threads(threads).tune_chunk_bytes(64);
     let mut out = Vec::new();
     aggregate_bytes(data, &o)
         .unwrap()

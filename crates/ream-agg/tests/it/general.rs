@@ -65,11 +65,7 @@ fn empty_lines_are_skipped_and_counted() {
 
 #[test]
 fn quoted_fields_follow_rfc_4180() {
-    let o = AggOptions {
-        delimiter: b',',
-        header: true,
-        ..AggOptions::default()
-    };
+    let o = AggOptions::default().delimiter(b',').header(true);
     let data =
         b"city,temp\n\"Rome, IT\",12.5\nOslo,1.0\n\n\"Rome, IT\",13.0\n\"a \"\"b\"\"\nc\",2\n";
     let a = all_paths("quoted", data, &o);
@@ -89,19 +85,13 @@ fn quoted_fields_follow_rfc_4180() {
     assert_eq!(e.problem(), &Problem::MissingDelimiter);
     assert_eq!((e.line(), e.offset()), (e2.line(), e2.offset()));
     assert_eq!(e.line(), 100_006);
-    let o = AggOptions {
-        skip_bad_rows: true,
-        ..o
-    };
+    let o = o.skip_bad_rows(true);
     let a = aggregate_reader(&big[..], &o).unwrap();
     assert_eq!(a.get(b"x,\ny").unwrap().mean_text(), "2.5");
     assert_eq!((a.rows(), a.bad_rows()), (100_002, 1));
     // CRLF lines, an empty CRLF line, and a bad unquoted row: the same
     // verdict and offset as the line rules give without quotes.
-    let o2 = AggOptions {
-        delimiter: b',',
-        ..AggOptions::default()
-    };
+    let o2 = AggOptions::default().delimiter(b',');
     let crlf = b"\"Rome, IT\",12.5\r\nOslo,1.0\r\n\r\nOslo,\"3.0\"\r\n";
     let a = all_paths("quoted-crlf", crlf, &o2);
     assert_eq!(text(&a), "{Oslo=1.0/2.0/3.0, Rome, IT=12.5/12.5/12.5}\n");
@@ -118,10 +108,7 @@ fn quoted_fields_follow_rfc_4180() {
 
 #[test]
 fn bad_rows_are_skipped_with_line_and_offset() {
-    let o = AggOptions {
-        skip_bad_rows: true,
-        ..AggOptions::default()
-    };
+    let o = AggOptions::default().skip_bad_rows(true);
     let data = b"a;1.0\nnodelim\na;x\na;\n;2.0\na;1e99\nb\xff;1\nb;3\n\nc\n";
     let a = all_paths("skip", data, &o);
     assert_eq!(text(&a), "{a=1.0/1.0/1.0, b=3.0/3.0/3.0}\n");
@@ -152,11 +139,7 @@ fn bad_rows_are_skipped_with_line_and_offset() {
 /// next record as the header, so serial and chunked runs disagreed).
 #[test]
 fn an_empty_first_line_is_the_header_on_the_quoted_path_too() {
-    let o = AggOptions {
-        delimiter: b',',
-        header: true,
-        ..AggOptions::default()
-    };
+    let o = AggOptions::default().delimiter(b',').header(true);
     let a = all_paths("empty-header", b"\nk,1\n\n\"q\",2\n", &o);
     assert_eq!(
         csv(&a),
@@ -165,17 +148,9 @@ fn an_empty_first_line_is_the_header_on_the_quoted_path_too() {
     assert_eq!(a.empty_lines(), 1);
     // The fuzz input: both runs report the bad value of line 2.
     let data = b"\n9,a,1.4\r\0\0\0\0\xa9,49;.9\n5,a,a,-0\"0";
-    let o = AggOptions {
-        key_col: 1,
-        value_col: 2,
-        ..o
-    };
+    let o = o.key_col(1).value_col(2);
     for chunk_bytes in [1 << 22, 14] {
-        let o = AggOptions {
-            threads: 2,
-            chunk_bytes,
-            ..o.clone()
-        };
+        let o = o.clone().threads(2).tune_chunk_bytes(chunk_bytes);
         for r in [aggregate_bytes(data, &o), aggregate_reader(&data[..], &o)] {
             let e = r.unwrap_err();
             assert_eq!(
@@ -193,11 +168,7 @@ fn an_empty_first_line_is_the_header_on_the_quoted_path_too() {
 /// lines as rows).
 #[test]
 fn a_quoted_header_field_spanning_lines_is_read_as_csv() {
-    let o = AggOptions {
-        delimiter: b',',
-        header: true,
-        ..AggOptions::default()
-    };
+    let o = AggOptions::default().delimiter(b',').header(true);
     let a = all_paths(
         "quoted-header",
         b"id,\"two\nno delimiter\nend\"\nk,1\nk,3\n",

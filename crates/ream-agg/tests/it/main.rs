@@ -26,11 +26,9 @@ pub fn text(a: &Aggregate) -> String {
 
 /// Options with `threads` and `chunk_bytes` set.
 pub fn opts(threads: usize, chunk_bytes: usize) -> AggOptions {
-    AggOptions {
-        threads,
-        chunk_bytes,
-        ..AggOptions::default()
-    }
+    AggOptions::default()
+        .threads(threads)
+        .tune_chunk_bytes(chunk_bytes)
 }
 
 /// `t` tenths in the strict 1BRC form: `-12.3`, `0.5`, `-0.5`.

@@ -147,7 +147,7 @@ proptest! {
         threads in prop::sample::select(vec![1usize, 2, 8]),
     ) {
         let want = oracle(&data);
-        let o = AggOptions { threads, chunk_bytes: chunk, ..AggOptions::default() };
+        let o = AggOptions::default().threads(threads).tune_chunk_bytes(chunk);
         let got = aggregate_bytes(&data, &o).unwrap();
         prop_assert_eq!(super::text(&got), want.clone());
         let streamed = aggregate_reader(&data[..], &o).unwrap();
@@ -158,8 +158,8 @@ proptest! {
     fn split_anywhere_same_result(data in input(), cut in any::<prop::sample::Index>()) {
         // Chunk boundaries at every possible byte: chunk = cut position.
         let chunk = cut.index(data.len().max(1)).max(1);
-        let whole = aggregate_bytes(&data, &AggOptions { threads: 1, ..AggOptions::default() }).unwrap();
-        let split = aggregate_bytes(&data, &AggOptions { threads: 2, chunk_bytes: chunk, ..AggOptions::default() }).unwrap();
+        let whole = aggregate_bytes(&data, &AggOptions::default().threads(1)).unwrap();
+        let split = aggregate_bytes(&data, &AggOptions::default().threads(2).tune_chunk_bytes(chunk)).unwrap();
         prop_assert_eq!(whole, split);
     }
 }
@@ -257,7 +257,7 @@ proptest! {
             lines.insert(i, l);
         }
         let data = lines.join("\n") + "\n";
-        let o = AggOptions { threads, chunk_bytes: chunk, ..AggOptions::default() };
+        let o = AggOptions::default().threads(threads).tune_chunk_bytes(chunk);
         let got = aggregate_bytes(data.as_bytes(), &o);
         match first_error(&data) {
             None => prop_assert_eq!(super::text(&got.unwrap()), oracle(data.as_bytes())),

@@ -43,11 +43,7 @@ pub fn all_paths(name: &str, data: &[u8], base: &AggOptions) -> Aggregate {
         (8, 17 * small),
         (8, 1 << 12),
     ] {
-        let o = AggOptions {
-            threads,
-            chunk_bytes: chunk,
-            ..base.clone()
-        };
+        let o = base.clone().threads(threads).tune_chunk_bytes(chunk);
         for (how, agg) in [
             ("bytes", aggregate_bytes(data, &o).unwrap()),
             ("path", aggregate_path(&path, &o).unwrap()),
@@ -92,23 +88,17 @@ fn line_endings_bom_and_final_newline() {
 
 #[test]
 fn header_other_delimiters_and_columns() {
-    let o = AggOptions {
-        header: true,
-        delimiter: b',',
-        key_col: 2,
-        value_col: 0,
-        ..AggOptions::default()
-    };
+    let o = AggOptions::default()
+        .header(true)
+        .delimiter(b',')
+        .key_col(2)
+        .value_col(0);
     let data = b"value,ignored,city\n1.5,x,Oslo\n-2,y,Bergen\n2.5,z,Oslo,extra\n";
     let agg = all_paths("columns", data, &o);
     assert_eq!(text(&agg), "{Bergen=-2.0/-2.0/-2.0, Oslo=1.5/2.0/2.5}\n");
     assert_eq!(agg.rows(), 3);
     // Tabs, header, two columns (the fast path with another delimiter).
-    let o = AggOptions {
-        header: true,
-        delimiter: b'\t',
-        ..AggOptions::default()
-    };
+    let o = AggOptions::default().header(true).delimiter(b'\t');
     let agg = all_paths("tabs", b"name\tt\nx\t1.0\ny\t12.5\nx\t3.0\n", &o);
     assert_eq!(text(&agg), "{x=1.0/2.0/3.0, y=12.5/12.5/12.5}\n");
     // A header line alone, with and without its newline.
@@ -123,10 +113,7 @@ fn header_other_delimiters_and_columns() {
 }
 
 fn opts_header() -> AggOptions {
-    AggOptions {
-        header: true,
-        ..AggOptions::default()
-    }
+    AggOptions::default().header(true)
 }
 
 #[test]
@@ -165,10 +152,7 @@ fn general_values_and_writers() {
 
 #[test]
 fn csv_and_json_escape_keys() {
-    let o = AggOptions {
-        delimiter: b'|',
-        ..AggOptions::default()
-    };
+    let o = AggOptions::default().delimiter(b'|');
     let agg = aggregate_bytes(b"a,\"b\"|1.0\n", &o).unwrap();
     let mut csv = Vec::new();
     agg.write_csv(&mut csv).unwrap();

@@ -122,3 +122,83 @@ fn sniffing_ignores_file_names() {
     assert_eq!(fmt("really-a-workbook.pdf"), "xlsx");
     assert_eq!(fmt("notes.xlsx"), "text");
 }
+
+/// A ZIP of stored (uncompressed) entries, CRCs included.
+fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in entries {
+        let offset = out.len() as u32;
+        let (crc, len) = (ream_zip::crc32(data), data.len() as u32);
+        let header = |central: bool| {
+            let mut h = Vec::new();
+            let sig: u32 = if central { 0x0201_4b50 } else { 0x0403_4b50 };
+            h.extend_from_slice(&sig.to_le_bytes());
+            if central {
+                h.extend_from_slice(&20u16.to_le_bytes());
+            }
+            h.extend_from_slice(&20u16.to_le_bytes());
+            h.extend_from_slice(&[0; 8]); // flags, method (stored), time, date
+            h.extend_from_slice(&crc.to_le_bytes());
+            h.extend_from_slice(&len.to_le_bytes());
+            h.extend_from_slice(&len.to_le_bytes());
+            h.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            h.extend_from_slice(&0u16.to_le_bytes());
+            if central {
+                h.extend_from_slice(&[0; 10]); // comment, disk, attributes
+                h.extend_from_slice(&offset.to_le_bytes());
+            }
+            h.extend_from_slice(name.as_bytes());
+            h
+        };
+        out.extend(header(false));
+        out.extend_from_slice(data);
+        central.extend(header(true));
+    }
+    let (at, size, n) = (out.len() as u32, central.len() as u32, entries.len() as u16);
+    out.extend(central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&at.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// An ODS package with a broken `content.xml`, one cut short after its
+/// `mimetype` entry and one without `content.xml` are ODS files that are
+/// malformed, with a message saying what is wrong, not unsupported ones.
+#[test]
+fn malformed_ods_is_malformed() {
+    let dir = temp_dir("ods-malformed");
+    let d = dir.join("in");
+    std::fs::create_dir_all(&d).unwrap();
+    let mime: &[u8] = b"application/vnd.oasis.opendocument.spreadsheet";
+    let content = br#"<office:document-content><office:body><office:spreadsheet><table:table table:name="S"><table:table-row><table:table-cell office:value-type="float" office:value="1">"#;
+    let zip = stored_zip(&[("mimetype", mime), ("content.xml", content)]);
+    std::fs::write(d.join("broken.ods"), &zip).unwrap();
+    let cut = 30 + "mimetype".len() + mime.len() + 40;
+    std::fs::write(d.join("cut.ods"), &zip[..cut]).unwrap();
+    std::fs::write(d.join("empty.ods"), stored_zip(&[("mimetype", mime)])).unwrap();
+    let report = dir.join("r.jsonl");
+    let s = run(std::slice::from_ref(&d), BatchOptions::new(), &report);
+    assert_eq!(s.per_format[&DocFormat::Ods].errors, 3);
+    let recs = records(&report);
+    for (name, says) in [
+        ("broken.ods", "ends"),
+        ("cut.ods", "end-of-central-directory"),
+        ("empty.ods", "missing content.xml"),
+    ] {
+        let r = recs
+            .iter()
+            .find(|r| r["path"].as_str().unwrap().ends_with(name))
+            .unwrap();
+        assert_eq!(r["format"], "ods", "{r}");
+        assert_eq!(r["outcome"]["error"], "malformed", "{r}");
+        let msg = r["outcome"]["message"].as_str().unwrap();
+        assert!(msg.contains(says), "{r}");
+        assert!(!msg.contains("cannot read"), "{r}");
+    }
+}

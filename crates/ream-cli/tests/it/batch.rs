@@ -549,3 +549,42 @@ fn numbers_out_of_range_say_the_range() {
         assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn malformed_ods_records_say_malformed() {
+    let dir = temp_dir("batch-ods-malformed");
+    let d = dir.join("in");
+    std::fs::create_dir_all(&d).unwrap();
+    let content = br#"<office:document-content><office:body><office:spreadsheet><table:table table:name="S"><table:table-row><table:table-cell office:value-type="float" office:value="1">"#;
+    let mime: &[u8] = b"application/vnd.oasis.opendocument.spreadsheet";
+    let zip = super::ods::stored_zip(&[("mimetype", mime), ("content.xml", content)]);
+    std::fs::write(d.join("broken.ods"), &zip).unwrap();
+    let cut = 30 + "mimetype".len() + mime.len() + 40;
+    std::fs::write(d.join("cut.ods"), &zip[..cut]).unwrap();
+    for isolate in [false, true] {
+        let mut args = vec!["in", "--report", "r.jsonl"];
+        if isolate {
+            args.push("--isolate");
+        }
+        let _ = std::fs::remove_file(dir.join("r.jsonl"));
+        let o = batch(&args, &dir, false);
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let recs = records(&dir.join("r.jsonl"));
+        for (name, says) in [
+            ("broken.ods", "ends"),
+            ("cut.ods", "end-of-central-directory"),
+        ] {
+            let r = by_path(&recs, name);
+            assert_eq!(r["format"], "ods", "{r}");
+            assert_eq!(r["outcome"]["error"], "malformed", "{r}");
+            let msg = r["outcome"]["message"].as_str().unwrap();
+            assert!(msg.contains(says), "{r}");
+            assert!(!msg.contains("cannot read"), "{r}");
+        }
+    }
+}

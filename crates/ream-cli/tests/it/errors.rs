@@ -88,3 +88,53 @@ fn an_encrypted_ods_is_called_encrypted() {
     assert!(err.contains("encrypted"), "{err}");
     assert!(!err.contains("cannot read yet"), "{err}");
 }
+
+/// The `mimetype` entry of an ODS package.
+const ODS_MIMETYPE: (&str, &[u8]) = (
+    "mimetype",
+    b"application/vnd.oasis.opendocument.spreadsheet",
+);
+
+#[test]
+fn a_malformed_ods_is_called_malformed() {
+    let dir = temp_dir("err-ods-malformed");
+    let content = br#"<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"><office:body><office:spreadsheet><table:table table:name="S"><table:table-row><table:table-cell office:value-type="float" office:value="1">"#;
+    let zip = stored_zip(&[ODS_MIMETYPE, ("content.xml", content)]);
+    std::fs::write(dir.join("broken.ods"), &zip).unwrap();
+    let broken = same_error_everywhere(&dir, "broken.ods", 1, "malformed");
+    assert!(broken.contains("content.xml"), "{broken}");
+    assert!(broken.contains("ends"), "says what is wrong: {broken}");
+    // Streamed, the error comes from the rows: it names the file too.
+    for args in [
+        ["profile", "--stream", "broken.ods"].as_slice(),
+        &[
+            "cat",
+            "--format",
+            "parquet",
+            "-o",
+            "out.parquet",
+            "broken.ods",
+        ],
+    ] {
+        let o = ream(args, &dir);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("ream: broken.ods: malformed"),
+            "{args:?}: {err}"
+        );
+    }
+
+    // Cut inside content.xml: no central directory, but the first entry
+    // still says ODS.
+    let mimetype_end = 30 + "mimetype".len() + ODS_MIMETYPE.1.len();
+    std::fs::write(dir.join("cut.ods"), &zip[..mimetype_end + 40]).unwrap();
+    let cut = same_error_everywhere(&dir, "cut.ods", 1, "malformed");
+    assert!(cut.contains("end-of-central-directory"), "{cut}");
+
+    for err in [broken, cut] {
+        assert!(!err.contains("cannot read"), "{err}");
+        assert!(!err.contains("not a recognised"), "{err}");
+        assert!(!err.contains("unsupported"), "{err}");
+    }
+}

@@ -24,6 +24,12 @@
 //! re-checked. [`MapSource`] maps once and cannot detect truncation at all.
 //! [`BufferedSource`] and [`PreadSource`] never map: a short read is an
 //! error. Use one of those two for files that another process may shrink.
+//!
+//! The maps are read-only and shared (`MAP_SHARED`, through memmap2), not
+//! private copies: bytes another process writes to the file while it is
+//! mapped are seen by later reads, which may then give wrong results or
+//! errors (never an access outside the mapping). The two reading sources
+//! see such changes too, at their next read.
 
 mod buffered;
 mod counters;

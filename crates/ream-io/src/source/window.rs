@@ -7,7 +7,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Mutex;
 
-/// One live read-only view of a file that slides over it (seed 002).
+/// One live read-only view of a file that slides over it.
 ///
 /// * A request inside the live view is served from it without a syscall.
 /// * Otherwise the view is unmapped first (never two views at once), the
@@ -17,8 +17,10 @@ use std::sync::Mutex;
 ///   straddles that end, clamped at the end of the file.
 /// * Default window 64 MiB; at least one page.
 ///
-/// Truncation of the file is detected at the next remap (an error, see the
-/// module's SIGBUS policy); reads inside the live view are not re-checked.
+/// Views are read-only shared mappings (`MAP_SHARED`): bytes another
+/// process writes to the file show through them. Truncation of the file is
+/// detected at the next remap (an error, see the module's SIGBUS policy);
+/// reads inside the live view are not re-checked.
 #[derive(Debug)]
 pub struct WindowSource {
     file: File,
@@ -73,10 +75,14 @@ impl WindowSource {
             .max(end - aligned)
             .min(now.min(self.len) - aligned);
         let size = usize::try_from(size).map_err(std::io::Error::other)?;
-        // SAFETY: a read-only private mapping of a file we opened for
-        // reading; the range lies inside the file's length as just
-        // re-checked. A later truncation by another process is the
-        // documented SIGBUS caveat of this source.
+        // SAFETY: memmap2 maps the range read-only and shared (PROT_READ,
+        // MAP_SHARED) from a file opened for reading; the range lies
+        // inside the file's length as just re-checked, and nothing in this
+        // process writes to it. Another process may still write to the
+        // file (the bytes show through the view: results may be wrong,
+        // accesses stay inside the view) or truncate it after this check
+        // (accesses past the new end raise SIGBUS): the module's SIGBUS
+        // policy.
         #[allow(unsafe_code)]
         let map = unsafe {
             memmap2::MmapOptions::new()

@@ -223,10 +223,7 @@ fn flate_bomb_hits_the_decode_budget() {
     let bomb = zlib(&vec![0u8; 50 << 20]);
     let mut objs = doc(1);
     objs.push(stream(30, "/Filter /FlateDecode", &bomb));
-    let limits = PdfLimits {
-        max_decoded_stream: 1 << 20,
-        ..PdfLimits::default()
-    };
+    let limits = PdfLimits::default().max_decoded_stream(1 << 20);
     let pdf = Pdf::from_bytes(
         build("1.7", &[Rev::new(Xref::Table, objs)]),
         &PdfOptions::new().limits(limits),

@@ -34,10 +34,7 @@ fn defaults_are_documented_values() {
 fn max_object_bytes() {
     let mut objs = doc(1);
     objs.push(obj(30, &format!("({})", "x".repeat(200_000))));
-    let lim = PdfLimits {
-        max_object_bytes: 50_000,
-        ..PdfLimits::default()
-    };
+    let lim = PdfLimits::default().max_object_bytes(50_000);
     let pdf = with(build("1.7", &[Rev::new(Xref::Table, objs)]), lim).unwrap();
     limit_err(
         &pdf.object(ObjRef::new(30, 0)).unwrap_err(),
@@ -48,10 +45,7 @@ fn max_object_bytes() {
 
 #[test]
 fn max_objects() {
-    let lim = PdfLimits {
-        max_objects: 3,
-        ..PdfLimits::default()
-    };
+    let lim = PdfLimits::default().max_objects(3);
     for xref in [Xref::Table, Xref::Stream] {
         let bytes = simple(xref, 5);
         let strict = Pdf::from_bytes(bytes.clone(), &PdfOptions::new().strict(true).limits(lim));
@@ -76,10 +70,7 @@ fn max_revisions() {
         r.trailer = "/Info 3 0 R".into();
         revs.push(r);
     }
-    let lim = PdfLimits {
-        max_revisions: 2,
-        ..PdfLimits::default()
-    };
+    let lim = PdfLimits::default().max_revisions(2);
     let pdf = with(build("1.7", &revs), lim).unwrap();
     assert!(
         pdf.warnings()
@@ -105,10 +96,7 @@ fn packed() -> Vec<u8> {
 
 #[test]
 fn max_objstm_objects() {
-    let lim = PdfLimits {
-        max_objstm_objects: 2,
-        ..PdfLimits::default()
-    };
+    let lim = PdfLimits::default().max_objstm_objects(2);
     let pdf = Pdf::from_bytes(packed(), &PdfOptions::new().strict(true).limits(lim));
     match pdf {
         Err(e) => limit_err(&e, "max_objstm_objects"),
@@ -147,14 +135,8 @@ fn objstm_cache_streams_and_bytes() {
     };
     let default = walk(PdfLimits::default());
     assert_eq!(default, 2);
-    let by_count = walk(PdfLimits {
-        objstm_cache_streams: 1,
-        ..PdfLimits::default()
-    });
-    let by_bytes = walk(PdfLimits {
-        objstm_cache_bytes: 1,
-        ..PdfLimits::default()
-    });
+    let by_count = walk(PdfLimits::default().objstm_cache_streams(1));
+    let by_bytes = walk(PdfLimits::default().objstm_cache_bytes(1));
     assert!(by_count > default + 4, "{by_count}");
     assert!(by_bytes > default + 4, "{by_bytes}");
 }
@@ -172,10 +154,7 @@ fn max_page_depth() {
     }
     objs.push(obj(10, "<< /Type /Page /Parent 109 0 R >>"));
     let bytes = build("1.7", &[Rev::new(Xref::Table, objs)]);
-    let lim = PdfLimits {
-        max_page_depth: 5,
-        ..PdfLimits::default()
-    };
+    let lim = PdfLimits::default().max_page_depth(5);
     limit_err(
         &with(bytes.clone(), lim).unwrap().pages().unwrap_err(),
         "max_page_depth",
@@ -192,10 +171,7 @@ fn max_page_depth() {
 
 #[test]
 fn max_pages() {
-    let lim = PdfLimits {
-        max_pages: 5,
-        ..PdfLimits::default()
-    };
+    let lim = PdfLimits::default().max_pages(5);
     let pdf = with(simple(Xref::Table, 10), lim).unwrap();
     limit_err(&pdf.pages().unwrap_err(), "max_pages");
     // The trusted count does not walk.
@@ -217,10 +193,7 @@ fn max_warnings() {
         objs.push(obj(10 + i, "<< /Type /Page /Parent 2 0 R >>"));
     }
     let bytes = build("1.7", &[Rev::new(Xref::Table, objs)]);
-    let lim = PdfLimits {
-        max_warnings: 5,
-        ..PdfLimits::default()
-    };
+    let lim = PdfLimits::default().max_warnings(5);
     let pdf = with(bytes.clone(), lim).unwrap();
     assert_eq!(pdf.pages().unwrap().len(), 40);
     let w = pdf.warnings();

@@ -116,7 +116,7 @@ enum Known {
 
 /// `Some((k, len))` when `rest` starts with the constant `text` (`len` its
 /// length): one constant compare, where a compare of variable length
-/// became a `memcmp` call.
+/// becomes a `memcmp` call.
 macro_rules! spelled {
     ($rest:expr, $k:expr, $text:literal) => {
         $rest.starts_with($text).then_some(($k, $text.len()))
@@ -126,14 +126,14 @@ macro_rules! spelled {
 /// The attribute at the start of `rest` when it is one of the spellings
 /// LibreOffice writes on cells, with the length of its name plus `="`.
 /// Matching the name and `="` as one constant skips the search for `=`
-/// and the name comparisons of [`apply`] (on giant.ods those were a third
+/// and the name comparisons of [`apply`] (on giant.ods those are a third
 /// of the tag scan). Anything else goes the general way, with the same
 /// result: [`apply`] maps these names to the same fields.
 #[inline]
 fn known_attr(rest: &[u8]) -> Option<(Known, usize)> {
     // The prefix first, then one byte picks the only spelling left to
-    // compare, each a constant (a compare of variable length became a
-    // `memcmp` call): against a scan of the nine spellings this saved
+    // compare, each a constant (a compare of variable length becomes a
+    // `memcmp` call): against a scan of the nine spellings this saves
     // some 40 instructions a cell on seed.ods (callgrind).
     if let Some(local) = rest.strip_prefix(b"office:") {
         match local.first()? {

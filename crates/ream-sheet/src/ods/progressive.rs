@@ -6,7 +6,7 @@
 //! into one [`FillBuf`] in 1 MiB steps while the other workers parse the
 //! filled prefix: a planner, shared under a lock, turns newly filled bytes
 //! into jobs as soon as they are complete (the prelude, each `<table:table`
-//! candidate, row chunks of about [`OpenOptions::chunk_bytes`] (4 MiB, some
+//! candidate, row chunks of about [`OpenOptions::tune_chunk_bytes`] (4 MiB, some
 //! 35 k cells of LibreOffice's markup) cut at
 //! `<table:table-row` starts), and the inflater joins the parsers when it
 //! is done.
@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// Parts of at least this many [`OpenOptions::chunk_bytes`] are read
+/// Parts of at least this many [`OpenOptions::tune_chunk_bytes`] are read
 /// progressively (when threads allow): 8 MiB by default.
 pub(super) const MIN_CHUNKS: u64 = 2;
 /// Bytes inflated per step before the parsers are told.

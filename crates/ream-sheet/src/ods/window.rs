@@ -4,12 +4,12 @@
 //! The window holds the bytes not yet consumed plus one more block;
 //! [`Window::advance`] drops what the caller is done with and reads on.
 //! Blocks start at `first_block` (64 KiB by default,
-//! [`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
-//! double up to 4 MiB, or up to [`CACHE_BLOCK`] (512 KiB) when this
+//! [`OpenOptions::tune_stream_block`](crate::OpenOptions::tune_stream_block))
+//! and double up to 4 MiB, or up to [`CACHE_BLOCK`] (512 KiB) when this
 //! thread inflates and so also parses each block: the block is then still
-//! in the core's cache (L2 is 1 MiB a core on our VM; seed.ods on one
-//! thread 16-21 ms against 19-27 ms with 4 MiB blocks, giant.ods
-//! unchanged). A request for the first rows of the first sheet inflates
+//! in the core's cache (a 1 MiB L2 per core holds it; seed.ods on one
+//! thread 16-21 ms against 19-27 ms with 4 MiB blocks, giant.ods the
+//! same). A request for the first rows of the first sheet inflates
 //! little. With several threads allowed the bytes are inflated
 //! ahead on a helper thread ([`Inflow`]). A UTF-16 part (legal,
 //! rare; the scanners read UTF-8) is read whole and transcoded on the

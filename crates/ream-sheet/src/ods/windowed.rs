@@ -2,8 +2,8 @@
 //! `content.xml`, instead of inflating the part whole first.
 //!
 //! The whole-part read costs more than its parse there: giant.ods
-//! holds 1.16 GiB of XML, and faulting in a buffer that size took 1.8 to
-//! 4.5 s of system time on our 2-core VM, more than inflating and parsing
+//! holds 1.16 GiB of XML, and faulting in a buffer that size takes 1.8 to
+//! 4.5 s of system time on a 2-core VM, more than inflating and parsing
 //! it. This read walks the same outline as phase C (`mod.rs`) over a
 //! [`Window`], so the XML in memory is one block plus the longest row, or
 //! a few chunks on two threads. Blocks stop at 512 KiB (still in the
@@ -16,18 +16,18 @@
 //!   stream).
 //! * **Two threads, part under `row_chunks_min` chunks** (256 MiB by
 //!   default): the helper inflates ahead and this thread parses, as on
-//!   one thread. With the parse as cheap as it became in session 9 this
-//!   was as fast or faster than the row chunks below up to 240 MB of XML
-//!   (seed.ods 10.0 against 12.1 ms at best, 60 MB 35 against 47 ms).
+//!   one thread. This is as fast or faster than the row chunks below up
+//!   to 240 MB of XML (seed.ods 10.0 against 12.1 ms at best, 60 MB 35
+//!   against 47 ms).
 //! * **Two threads, bigger part**: this thread inflates and walks the
 //!   outline; a big table's rows are cut into owned chunks of
 //!   `chunk_bytes` and parsed by a helper thread (`chunk_pool.rs`, rows
 //!   relative to the chunk), the rest of the table here, and the chunks
 //!   are stitched in order (`chunks::Stitcher`); a table of 64 KiB or
 //!   more whose successor
-//!   already starts in the window is sent whole. On giant.ods this took
-//!   the two-thread open from 1.4-1.5 s (the helper only inflating ahead)
-//!   to 0.9-1.1 s. Where a chunk cannot stand alone (a cut inside a row
+//!   already starts in the window is sent whole. On giant.ods the
+//!   two-thread open takes 0.9-1.1 s this way, 1.4-1.5 s with the helper
+//!   only inflating ahead. Where a chunk cannot stand alone (a cut inside a row
 //!   group or a nested table, anything but white space between a table
 //!   sent whole and the next) the part is read again with the helper only
 //!   inflating ahead, so such files cost a second pass, never a wrong
@@ -427,7 +427,7 @@ pub(super) fn read(
 ) -> Option<Windowed> {
     let t0 = Instant::now();
     // Row chunks for the helper only in a part of `row_chunks_min` chunks
-    // or more; below, the helper inflating ahead was as fast or faster.
+    // or more; below, the helper inflating ahead is as fast or faster.
     let cut_rows = (row_chunks_min as u64).saturating_mul(chunk_bytes as u64);
     if threads > 1 && entry.uncompressed_size >= cut_rows {
         let w = Window::new(archive, entry, first_block, false).ok()?;

@@ -136,7 +136,7 @@ fn chunked_equals_serial_on_a_big_sheet() {
         );
         for threads in [2, 3, 4] {
             for chunk in [1 << 10, 3000, 1 << 14] {
-                let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
+                let opts = OpenOptions::new().threads(threads).tune_chunk_bytes(chunk);
                 assert_eq!(
                     open_chunked(&bytes, opts, false),
                     serial,
@@ -164,7 +164,7 @@ proptest! {
         prop_assume!(xml.len() >= 4 * chunk);
         let bytes = minimal(&xml);
         let serial = open(&bytes, OpenOptions::new().parallel(false));
-        let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
+        let opts = OpenOptions::new().threads(threads).tune_chunk_bytes(chunk);
         prop_assert_eq!(open_chunked(&bytes, opts, comments), serial);
     }
 }
@@ -188,14 +188,11 @@ fn formula_bytes_expanded_at_the_join_are_limited() {
         "<worksheet><sheetData>{rows}</sheetData></worksheet>"
     ));
     for max in [100_000u64, 1 << 20, 1 << 30] {
-        let limits = ream_sheet::Limits {
-            max_formula_bytes: max,
-            ..ream_sheet::Limits::default()
-        };
+        let limits = ream_sheet::Limits::default().max_formula_bytes(max);
         let read = |opts: OpenOptions| read_limited(&bytes, opts.limits(limits));
         let serial = read(OpenOptions::new().parallel(false));
         assert_eq!(serial.is_ok(), max > 1 << 20, "max {max}: {serial:?}");
-        let chunked = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+        let chunked = OpenOptions::new().threads(2).tune_chunk_bytes(1 << 10);
         assert_eq!(read(chunked), serial, "max {max}");
     }
 }
@@ -227,7 +224,7 @@ fn ordered_chunks_out_of_order_across_seams_give_the_serial_cells() {
     let serial = open(&bytes, OpenOptions::new().parallel(false));
     assert_eq!(serial.len(), 1 + 2 * 2_000);
     for chunk in [1 << 10, 5000, 1 << 14] {
-        let opts = OpenOptions::new().threads(2).chunk_bytes(chunk);
+        let opts = OpenOptions::new().threads(2).tune_chunk_bytes(chunk);
         assert_eq!(open_chunked(&bytes, opts, false), serial, "chunk {chunk}");
     }
 }
@@ -240,10 +237,7 @@ fn cell_limit_counts_the_whole_chunked_sheet() {
     let bytes = minimal(&sheet_xml(3_000, 0, false));
     let cells = open(&bytes, OpenOptions::new().parallel(false)).len() - 1;
     for max in [2_000u64, cells as u64 - 1, cells as u64] {
-        let limits = ream_sheet::Limits {
-            max_cells_per_sheet: max,
-            ..ream_sheet::Limits::default()
-        };
+        let limits = ream_sheet::Limits::default().max_cells_per_sheet(max);
         let read = |opts: OpenOptions| read_limited(&bytes, opts.limits(limits));
         let serial = read(OpenOptions::new().parallel(false));
         assert_eq!(serial.is_ok(), max == cells as u64, "max {max}: {serial:?}");
@@ -251,7 +245,7 @@ fn cell_limit_counts_the_whole_chunked_sheet() {
             assert!(e.contains(&format!("more than {max} cells")), "{e}");
         }
         for chunk in [1 << 10, 1 << 14] {
-            let chunked = read(OpenOptions::new().threads(2).chunk_bytes(chunk));
+            let chunked = read(OpenOptions::new().threads(2).tune_chunk_bytes(chunk));
             assert!(
                 chunked == serial,
                 "max {max} chunk {chunk}: {:?}",

@@ -32,7 +32,9 @@ fn dump(wb: &Workbook) -> Vec<String> {
 /// The cells of every sheet streamed row by row (phase A only, first
 /// block of `block` bytes), in the form of [`dump`] without the bounds.
 fn streamed(bytes: &[u8], block: usize) -> Vec<String> {
-    let opts = OpenOptions::new().load_cells(false).stream_block(block);
+    let opts = OpenOptions::new()
+        .load_cells(false)
+        .tune_stream_block(block);
     let wb = Workbook::from_bytes(bytes.to_vec(), &opts).unwrap();
     let mut out = Vec::new();
     for (i, s) in wb.sheets().iter().enumerate() {
@@ -71,17 +73,14 @@ fn every_path(bytes: &[u8], path: &Path, chunk_bytes: usize) -> Vec<String> {
     for parallel in [false, true] {
         for threads in [1, 4] {
             let opts = OpenOptions::new().parallel(parallel).threads(threads);
-            let chunked = opts.clone().chunk_bytes(chunk_bytes);
+            let chunked = opts.clone().tune_chunk_bytes(chunk_bytes);
             for o in [opts, chunked] {
                 let what = format!("{o:?}");
                 let slice = Workbook::from_bytes(bytes.to_vec(), &o).unwrap();
                 assert_eq!(dump(&slice), serial, "slice {what}");
                 let mapped = Workbook::open(path, &o).unwrap();
                 assert_eq!(dump(&mapped), serial, "mmap {what}");
-                let read = OpenOptions {
-                    map_mode: MapMode::Read,
-                    ..o
-                };
+                let read = o.map_mode(MapMode::Read);
                 assert_eq!(
                     dump(&Workbook::open(path, &read).unwrap()),
                     serial,
@@ -184,7 +183,7 @@ fn every_shape_on_every_path() {
     assert!(!has("4:2=Empty None") && !cells.iter().any(|l| l.contains("!4:2=")));
     assert_eq!(cells.len(), 1 + 400 * 2 + 399 - 66);
     // The sheet is chunked (and joined without falling back).
-    let opts = OpenOptions::new().threads(2).chunk_bytes(1 << 10);
+    let opts = OpenOptions::new().threads(2).tune_chunk_bytes(1 << 10);
     let wb = Workbook::from_bytes(bytes, &opts).unwrap();
     let st = wb.stats();
     assert!(st.chunks > 1 && st.chunk_fallbacks == 0, "{st:?}");

@@ -25,7 +25,9 @@ fn streamed(bytes: &[u8]) -> Result<Vec<String>, String> {
 
 /// [`streamed`] with the first block of `block` bytes.
 fn streamed_in_blocks(bytes: &[u8], block: usize) -> Result<Vec<String>, String> {
-    let opts = OpenOptions::new().load_cells(false).stream_block(block);
+    let opts = OpenOptions::new()
+        .load_cells(false)
+        .tune_stream_block(block);
     let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let mut rows = wb.rows(0).map_err(|e| e.to_string())?;
@@ -52,14 +54,17 @@ fn serial_and_chunked(
 ) -> (Result<Vec<String>, String>, Result<Vec<String>, String>) {
     let zip = package(sheet_xml);
     let serial = outcome(&zip, &OpenOptions::new().parallel(false));
-    let chunked = outcome(&zip, &OpenOptions::new().threads(2).chunk_bytes(1 << 10));
+    let chunked = outcome(
+        &zip,
+        &OpenOptions::new().threads(2).tune_chunk_bytes(1 << 10),
+    );
     (serial, chunked)
 }
 
 /// worksheet_scan, first run: a `</row>` inside a broken start tag
 /// (`<c ... </row> ... </c>`, no root element) made the chunker cut there
 /// and fail with "cell element is not closed", while the sequential parse
-/// read the sheet (leniently) as empty. Malformed chunks now fall back to
+/// read the sheet (leniently) as empty. Malformed chunks must fall back to
 /// the sequential parse, so both modes give the same answer.
 #[test]
 fn chunked_open_agrees_with_serial_on_a_row_end_inside_a_tag() {
@@ -86,7 +91,7 @@ fn chunked_open_agrees_with_serial_on_a_row_end_inside_a_tag() {
 
 /// The row stream cut into blocks of every first size gives `want`: a cut
 /// at a `</row>` inside broken markup made a block fail where the
-/// whole-part parse reads on; the stream now reads on too (up to 64 MiB
+/// whole-part parse reads on; the stream must read on too (up to 64 MiB
 /// past the last good row) before it believes the error.
 fn stream_agrees_in_every_block(sheet_xml: &[u8], want: &Result<Vec<String>, String>) {
     let zip = package(sheet_xml);
@@ -102,7 +107,7 @@ fn stream_agrees_in_every_block(sheet_xml: &[u8], want: &Result<Vec<String>, Str
 /// xlsx_open, long run: `<row ... </row>` (the row start tag swallowing a
 /// `</row>`) then a cell: the chunker cut after that `</row>` text, the
 /// next chunk began with the stray cell and numbered it row 2, while the
-/// sequential parse kept it in row 1. A chunk must now begin at a row
+/// sequential parse kept it in row 1. A chunk must begin at a row
 /// boundary (`<row`, `</sheetData>`, a comment or PI) or the sheet is
 /// parsed sequentially.
 #[test]
@@ -158,7 +163,7 @@ fn utf16_bom_sheet_gives_one_answer_every_way() {
 
 /// The same bug on a well-formed UTF-16 sheet of 240 cells: chunked, the
 /// UTF-16 bytes hit the nesting limit; streamed, the root was "not
-/// closed". Now all three read every cell.
+/// closed". All three must read every cell.
 #[test]
 fn utf16_sheet_reads_the_same_every_way() {
     let rows: String = (1..=120)
@@ -231,7 +236,7 @@ fn comment_or_cdata_across_a_head_read_is_not_a_dtd() {
 /// cell (XFD1048576), cut into a later chunk. Its rows were numbered
 /// relative to that chunk and its cell held no value, so nothing checked
 /// the grid: the chunked open succeeded where the sequential parse fails
-/// ("cell at row 1048577 ... beyond Excel's grid"). The joiner now checks
+/// ("cell at row 1048577 ... beyond Excel's grid"). The joiner checks
 /// a chunk's relative rows against the grid and falls back.
 #[test]
 fn relative_rows_past_the_grid_in_a_later_chunk() {
@@ -289,7 +294,7 @@ fn relative_rows_past_the_grid_in_a_later_chunk() {
 /// master sat in an earlier chunk, in a row written out of order (A2, O2,
 /// B2). The joiner looked the child up by binary search in the chunk's
 /// unsorted cells, missed it and dropped its formula; the sequential
-/// parse kept it. A pending child now names its cell by index (see
+/// parse kept it. A pending child names its cell by index (see
 /// `duplicate_cells_around_a_pending_shared_child`), so there is no search.
 #[test]
 fn shared_formula_child_in_an_unsorted_row_of_a_later_chunk() {
@@ -335,7 +340,7 @@ fn shared_formula_child_in_an_unsorted_row_of_a_later_chunk() {
 /// worksheet_scan, sixth long run: a cell with two `<f>` elements, a
 /// shared-formula child (master in an earlier chunk) then a plain one. The
 /// sequential parse keeps the last formula; chunked, the child's join-time
-/// expansion was still queued and won. A later `<f>` of the same cell now
+/// expansion was still queued and won. A later `<f>` of the same cell
 /// drops it.
 #[test]
 fn second_formula_of_a_cell_replaces_a_pending_shared_child() {
@@ -394,12 +399,11 @@ fn second_formula_of_a_cell_replaces_a_pending_shared_child() {
 /// later chunk than the shared master. The joiner found a pending child by
 /// its position, so it flagged whichever copy the search met, and it
 /// appended the expansion after the chunk's own formulas, so it outranked
-/// a later copy's plain formula. A pending child now names its own cell
+/// a later copy's plain formula. A pending child names its own cell
 /// and holds its place in the formula table. The last case is a
 /// sequential fix: a cell element leaves at most one formula record,
-/// however many `<f>` it has (before, all but its last one stayed and the
-/// first could replace an earlier copy's formula); without a value it is
-/// stored empty with its last formula.
+/// however many `<f>` it has; without a value it is stored empty with its
+/// last formula.
 #[test]
 fn duplicate_cells_around_a_pending_shared_child() {
     let xml = [
@@ -444,8 +448,8 @@ fn duplicate_cells_around_a_pending_shared_child() {
 
 /// The known gap left after finding 2: a UTF-16 worksheet bigger than the
 /// one-shot size (64 MiB) opened on one thread went through the block
-/// parser, which reads UTF-8 only, and was read raw. It is now read whole
-/// and transcoded. The part is stored, not deflated, to keep the test fast.
+/// parser, which reads UTF-8 only, and was read raw. It must be read
+/// whole and transcoded. The part is stored, not deflated, to keep the test fast.
 #[test]
 fn utf16_sheet_over_the_one_shot_size_on_one_thread() {
     let rows: String = (1..=900_000u32)
@@ -475,7 +479,7 @@ fn utf16_sheet_over_the_one_shot_size_on_one_thread() {
     assert_eq!(last.value, ream_sheet::Value::Number(900_000.0));
 }
 
-/// Fuzz finding (xlsx_open, session 7): two broken sheets, the second one
+/// Fuzz finding (xlsx_open): two broken sheets, the second one
 /// larger. Sheets are taken largest first, so one thread met the second
 /// sheet's error and stopped there, while two threads read both and
 /// reported the first's. Every thread count must report the first sheet's
@@ -518,13 +522,13 @@ fn the_first_broken_sheet_by_order_is_reported_whatever_the_threads() {
     }
 }
 
-/// worksheet_scan, session 10 (finding 18): a shared-formula master
+/// Fuzz finding (worksheet_scan, FUZZING.md finding 18): a shared-formula master
 /// registered in a block that was then rolled back (the block's last
 /// `</row>` lay inside the master's cell, so the cell read as unclosed)
 /// stayed registered, and the child before it in the same row, parsed
 /// again with more bytes, took the master's formula. The whole-part parse
 /// reads that child with no formula (its master comes later). A rollback
-/// now also undoes masters, pending children and the other row state.
+/// must also undo masters, pending children and the other row state.
 #[test]
 fn a_block_cut_inside_a_cell_forgets_its_shared_master() {
     let xml = concat!(

@@ -210,17 +210,11 @@ fn compressible_sheet() -> String {
 #[test]
 fn zip_bomb_over_the_ratio_limit() {
     let bytes = minimal(&compressible_sheet());
-    let small = Limits {
-        max_inflate_ratio: 20,
-        ..limits()
-    };
+    let small = limits().max_inflate_ratio(20);
     let e = open_limits(bytes.clone(), small).unwrap_err();
     check(&e, ErrorKind::LimitExceeded, Some(SHEET), "ratio");
     // The same workbook opens when the ratio is allowed.
-    let loose = Limits {
-        max_inflate_ratio: 1_000_000,
-        ..limits()
-    };
+    let loose = limits().max_inflate_ratio(1_000_000);
     assert_eq!(
         open_limits(bytes, loose)
             .unwrap()
@@ -242,10 +236,7 @@ fn zip_bomb_over_the_inflated_bytes_budget() {
     let zip = Zip::minimal("", None)
         .remove(SHEET)
         .push(Entry::rle(SHEET, rle));
-    let small = Limits {
-        max_inflated_bytes: 64 << 20,
-        ..limits()
-    };
+    let small = limits().max_inflated_bytes(64 << 20);
     let e = open_limits(zip.build(), small).unwrap_err();
     check(&e, ErrorKind::LimitExceeded, Some(SHEET), "budget");
 }
@@ -262,10 +253,7 @@ fn one_part_listed_as_many_sheets_is_charged_each_time() {
     wb.push_str("</sheets></workbook>");
     let big = sheet(&format!("<row>{}</row>", " ".repeat(1 << 20)));
     let zip = Zip::minimal(&big, None).set(WORKBOOK, wb);
-    let small = Limits {
-        max_inflated_bytes: 32 << 20,
-        ..limits()
-    };
+    let small = limits().max_inflated_bytes(32 << 20);
     let e = open_limits(zip.build(), small).unwrap_err();
     check(&e, ErrorKind::LimitExceeded, Some(SHEET), "budget");
 }
@@ -348,10 +336,7 @@ fn too_many_zip_entries() {
     for i in 0..20 {
         zip = zip.push(Entry::new(&format!("junk/{i}.bin"), vec![]));
     }
-    let small = Limits {
-        max_zip_entries: 10,
-        ..limits()
-    };
+    let small = limits().max_zip_entries(10);
     let e = open_limits(zip.build(), small).unwrap_err();
     check(&e, ErrorKind::LimitExceeded, None, "entries");
 }
@@ -663,10 +648,7 @@ fn huge_declared_dimension_allocates_nothing_dense() {
 #[test]
 fn max_cells_per_sheet() {
     let rows = r#"<row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>2</v></c><c r="C1"><v>3</v></c><c r="D1"><v>4</v></c></row>"#;
-    let three = Limits {
-        max_cells_per_sheet: 3,
-        ..limits()
-    };
+    let three = limits().max_cells_per_sheet(3);
     let e = open_limits(minimal(&sheet(rows)), three).unwrap_err();
     check(
         &e,
@@ -675,10 +657,7 @@ fn max_cells_per_sheet() {
         "more than 3 cells",
     );
     assert_eq!(e.cell(), Some((0, 3)));
-    let four = Limits {
-        max_cells_per_sheet: 4,
-        ..limits()
-    };
+    let four = limits().max_cells_per_sheet(4);
     assert_eq!(
         open_limits(minimal(&sheet(rows)), four)
             .unwrap()
@@ -746,10 +725,7 @@ fn string_longer_than_max_string_chars() {
         "16777217 characters",
     );
     // A lower limit holds for `t="str"` values and shared strings too.
-    let small = Limits {
-        max_string_chars: 100,
-        ..limits()
-    };
+    let small = limits().max_string_chars(100);
     let str_cell = sheet(&format!(
         r#"<row r="1"><c r="B1" t="str"><v>{}</v></c></row>"#,
         "b".repeat(101)
@@ -768,10 +744,7 @@ fn string_longer_than_max_string_chars() {
 
 #[test]
 fn string_of_exactly_max_string_chars_is_fine() {
-    let max = Limits {
-        max_string_chars: 1_000,
-        ..limits()
-    };
+    let max = limits().max_string_chars(1_000);
     for text in ["a".repeat(1_000), "é".repeat(1_000), "&amp;".repeat(1_000)] {
         let wb = open_limits(minimal(&inline(&text)), max).unwrap();
         assert_eq!(a1(&wb).chars().count(), 1_000);
@@ -933,10 +906,7 @@ fn deep_nesting_inside_an_inline_string() {
     let xml = sheet(&format!(
         r#"<row r="1"><c r="A1" t="inlineStr"><is>{deep}</is></c></row>"#
     ));
-    let small = Limits {
-        max_xml_depth: 16,
-        ..limits()
-    };
+    let small = limits().max_xml_depth(16);
     let e = open_limits(minimal(&xml), small).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
     assert_eq!((e.part(), e.cell()), (Some(SHEET), Some((0, 0))), "{e}");
@@ -1154,10 +1124,7 @@ fn shared_formula_expansion_is_bounded() {
         ));
     }
     let xml = sheet(&rows);
-    let small = Limits {
-        max_formula_bytes: 1 << 20,
-        ..limits()
-    };
+    let small = limits().max_formula_bytes(1 << 20);
     let e = open_limits(minimal(&xml), small).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
     assert!(e.to_string().contains("formula"), "{e}");
@@ -1382,7 +1349,7 @@ mod fuzz {
                 apply(&mut xml, o);
             }
             let zip = Zip::minimal("", Some(BASE_SST)).set(SHEET, xml);
-            let small = Limits { max_xml_depth: 32, ..Limits::default() };
+            let small = Limits::default().max_xml_depth(32);
             match open_limits(zip.build(), small) {
                 Ok(wb) => {
                     let s = wb.sheet(0).unwrap();

@@ -35,13 +35,29 @@ fn defaults_are_documented_values() {
     assert_eq!(l.max_formula_bytes, 1 << 30);
     let o = OpenOptions::default();
     assert_eq!((o.parallel, o.threads, o.load_cells), (true, 0, true));
-    assert_eq!(o.chunk_bytes, 4 << 20);
-    assert_eq!(o.row_chunks_min, 64);
-    assert_eq!(OpenOptions::new().row_chunks_min(0).row_chunks_min, 1);
-    assert_eq!(o.stream_block, 64 << 10);
-    assert_eq!(OpenOptions::new().stream_block(0).stream_block, 1);
-    // chunk_bytes is clamped to 1 KiB, not refused.
-    assert_eq!(OpenOptions::new().chunk_bytes(10).chunk_bytes, 1 << 10);
+    assert_eq!(o.map_mode, ream_sheet::MapMode::Map);
+    assert_eq!(o.sheets_needed, None);
+    assert_eq!(o.sheet_needed_named, None);
+    assert_eq!(o.cells_of, None);
+    // One builder method per limit.
+    let b = Limits::default()
+        .max_inflated_bytes(1)
+        .max_inflate_ratio(2)
+        .max_cells_per_sheet(3)
+        .max_string_chars(4)
+        .max_xml_depth(5)
+        .max_zip_entries(6)
+        .max_formula_bytes(7);
+    let got = (
+        b.max_inflated_bytes,
+        b.max_inflate_ratio,
+        b.max_cells_per_sheet,
+        b.max_string_chars,
+        b.max_xml_depth,
+        b.max_zip_entries,
+        b.max_formula_bytes,
+    );
+    assert_eq!(got, (1, 2, 3, 4, 5, 6, 7));
 }
 
 #[test]
@@ -69,10 +85,7 @@ fn ods_string_longer_than_max_string_chars() {
             "é".repeat(n)
         )
     };
-    let limits = Limits {
-        max_string_chars: 100,
-        ..Limits::default()
-    };
+    let limits = Limits::default().max_string_chars(100);
     let wb = Workbook::from_bytes(ods(&cell(100)), &OpenOptions::new().limits(limits)).unwrap();
     assert_eq!(wb.sheets()[0].cell_count(), 1);
     let e = open_err(ods(&cell(101)), limits);
@@ -107,10 +120,7 @@ fn ods_formula_text_over_max_formula_bytes() {
         r#"<table:table table:name="F">{}</table:table>"#,
         row.repeat(20)
     );
-    let limits = Limits {
-        max_formula_bytes: 100,
-        ..Limits::default()
-    };
+    let limits = Limits::default().max_formula_bytes(100);
     let e = open_err(ods(&body), limits);
     assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
     assert_eq!(e.sheet(), Some("F"));

@@ -383,7 +383,9 @@ fn one_big_table_is_parsed_in_chunks_like_serially() {
     // The whole-part read (a chunk size that keeps 9 MiB under the size
     // rule), the windowed read on one and two threads, the overlapped
     // read on four.
-    let whole_opts = OpenOptions::new().parallel(false).chunk_bytes(64 << 20);
+    let whole_opts = OpenOptions::new()
+        .parallel(false)
+        .tune_chunk_bytes(64 << 20);
     let whole = Workbook::from_bytes(bytes.clone(), &whole_opts).unwrap();
     assert!(!whole.stats().windowed);
     let serial = dump(&whole);
@@ -531,10 +533,7 @@ fn repeat_bombs_fail_fast() {
     assert_eq!(e.sheet(), Some("Bomb"));
     assert!(e.offset().is_some());
     // A lower cell limit is honoured before anything is expanded.
-    let limits = Limits {
-        max_cells_per_sheet: 1000,
-        ..Limits::default()
-    };
+    let limits = Limits::default().max_cells_per_sheet(1000);
     let small = OpenOptions::new().limits(limits);
     let rows = format!(
         r#"<table:table-row table:number-rows-repeated="999">{}</table:table-row><table:table-row>{}{}</table:table-row>"#,
@@ -561,10 +560,7 @@ fn repeat_bombs_fail_fast() {
 fn repeat_budget_holds_for_the_whole_workbook() {
     // max_cells_per_sheet is shared by the tables for what repeats add, so
     // many small tables cannot multiply it.
-    let limits = Limits {
-        max_cells_per_sheet: 1000,
-        ..Limits::default()
-    };
+    let limits = Limits::default().max_cells_per_sheet(1000);
     let opts = OpenOptions::new().limits(limits);
     let tables = |n: usize, repeat: u32| {
         let row = format!(
@@ -1043,7 +1039,7 @@ fn overlapped_read_agrees_with_serial_for_every_chunk_size() {
     }
     for chunk in sizes {
         for threads in [3, 4] {
-            let opts = OpenOptions::new().threads(threads).chunk_bytes(chunk);
+            let opts = OpenOptions::new().threads(threads).tune_chunk_bytes(chunk);
             let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
             assert_eq!(dump(&wb), serial, "chunk_bytes={chunk} threads={threads}");
             let st = wb.stats();
@@ -1061,10 +1057,7 @@ fn overlapped_read_agrees_with_serial_for_every_chunk_size() {
 #[test]
 fn overlapped_read_gives_the_serial_errors() {
     let xml = overlapped_fixture();
-    let limits = |cells: u64| Limits {
-        max_cells_per_sheet: cells,
-        ..Limits::default()
-    };
+    let limits = |cells: u64| Limits::default().max_cells_per_sheet(cells);
     let serial_err = |x: &str, cells: u64| {
         let opts = OpenOptions::new().parallel(false).limits(limits(cells));
         Workbook::from_bytes(package(x), &opts)
@@ -1074,7 +1067,7 @@ fn overlapped_read_gives_the_serial_errors() {
     let overlapped_err = |x: &str, cells: u64| {
         let opts = OpenOptions::new()
             .threads(3)
-            .chunk_bytes(1 << 10)
+            .tune_chunk_bytes(1 << 10)
             .limits(limits(cells));
         Workbook::from_bytes(package(x), &opts)
             .unwrap_err()
@@ -1101,7 +1094,7 @@ fn overlapped_read_gives_the_serial_errors() {
     }
     // UTF-16 content.xml is read through the serial plan.
     let pkg = utf16_package(&xml);
-    let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
+    let opts = OpenOptions::new().threads(3).tune_chunk_bytes(1 << 10);
     let wb = Workbook::from_bytes(pkg, &opts).unwrap();
     let serial =
         dump(&Workbook::from_bytes(package(&xml), &OpenOptions::new().parallel(false)).unwrap());
@@ -1137,7 +1130,7 @@ fn ods_corpus_overlapped_equals_serial() {
     for path in paths {
         let bytes = std::fs::read(&path).unwrap();
         let serial = read(&bytes, &OpenOptions::new().parallel(false));
-        let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
+        let opts = OpenOptions::new().threads(3).tune_chunk_bytes(1 << 10);
         let wb = Workbook::from_bytes(bytes.clone(), &opts);
         overlapped += usize::from(wb.as_ref().is_ok_and(|w| w.stats().chunks > 0));
         assert_eq!(read(&bytes, &opts), serial, "{}", path.display());
@@ -1162,7 +1155,7 @@ fn value_less_attribute_stays_in_its_tag() {
     let serial = Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false))
         .map(|w| dump(&w))
         .map_err(|e| e.to_string());
-    let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
+    let opts = OpenOptions::new().threads(3).tune_chunk_bytes(1 << 10);
     let overlapped = Workbook::from_bytes(bytes, &opts)
         .map(|w| dump(&w))
         .map_err(|e| e.to_string());
@@ -1174,8 +1167,8 @@ fn value_less_attribute_stays_in_its_tag() {
     );
 }
 
-/// Span counts near `u64::MAX` are clipped to the grid; the end used to
-/// wrap round (an overflow panic in checked builds; fuzz finding on
+/// Span counts near `u64::MAX` are clipped to the grid, so the end does
+/// not wrap round (an overflow panic in checked builds; fuzz finding on
 /// `ods_content`).
 #[test]
 fn huge_spans_are_clipped_to_the_grid() {
@@ -1218,7 +1211,7 @@ fn overlapped_read_refuses_a_damaged_part() {
         let bytes = damaged(edit);
         let serial =
             Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap_err();
-        let opts = OpenOptions::new().threads(3).chunk_bytes(1 << 10);
+        let opts = OpenOptions::new().threads(3).tune_chunk_bytes(1 << 10);
         let e = Workbook::from_bytes(bytes, &opts).unwrap_err();
         assert_eq!(e.to_string(), serial.to_string(), "{what}");
         assert_eq!(e.kind(), ErrorKind::Malformed, "{what}: {e}");

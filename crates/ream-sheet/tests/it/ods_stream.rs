@@ -73,7 +73,7 @@ fn streamed_with(bytes: &[u8], block: usize, piped: bool) -> Result<Seen, String
     let threads = if piped { 2 } else { 1 };
     let opts = OpenOptions::new()
         .load_cells(false)
-        .stream_block(block)
+        .tune_stream_block(block)
         .threads(threads);
     let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| error_text(&e))?;
     assert!(
@@ -187,7 +187,7 @@ fn streamed_equals_loaded_for_every_first_block() {
 fn streamed_rows_honour_skip_and_n_rows() {
     let bytes = package(&fixture());
     let full = loaded(&bytes).unwrap().2.remove(0).unwrap();
-    let opts = OpenOptions::new().load_cells(false).stream_block(64);
+    let opts = OpenOptions::new().load_cells(false).tune_stream_block(64);
     let wb = Workbook::from_bytes(bytes, &opts).unwrap();
     for (skip, n) in [(0, Some(1)), (3, Some(5)), (10, None), (25, Some(1000))] {
         let got = streamed_rows(
@@ -257,7 +257,9 @@ fn streamed_errors_are_the_loaded_errors() {
         let bytes = package(&content("", body));
         let want = loaded(&bytes).unwrap_err();
         for block in [1, 7, 100, 65536] {
-            let opts = OpenOptions::new().load_cells(false).stream_block(block);
+            let opts = OpenOptions::new()
+                .load_cells(false)
+                .tune_stream_block(block);
             let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
             let errs: Vec<String> = (0..wb.sheets().len())
                 .filter_map(|i| streamed_rows(&wb, i, RowOptions::default()).err())
@@ -347,10 +349,7 @@ fn sheets_streamed_in_order_inflate_once() {
     let text = many_tables(12);
     let bytes = package(&text);
     let want = loaded(&bytes).unwrap();
-    let limits = ream_sheet::Limits {
-        max_inflated_bytes: 2 * text.len() as u64 + 4096,
-        ..ream_sheet::Limits::default()
-    };
+    let limits = ream_sheet::Limits::default().max_inflated_bytes(2 * text.len() as u64 + 4096);
     let opts = OpenOptions::new().load_cells(false).limits(limits);
     let wb = Workbook::from_bytes(bytes, &opts).unwrap();
     for i in 0..12 {
@@ -366,7 +365,7 @@ fn sheets_streamed_in_order_inflate_once() {
 fn sheets_streamed_in_any_order_agree() {
     let bytes = package(&many_tables(5));
     let want = loaded(&bytes).unwrap();
-    let opts = OpenOptions::new().load_cells(false).stream_block(200);
+    let opts = OpenOptions::new().load_cells(false).tune_stream_block(200);
     let wb = Workbook::from_bytes(bytes, &opts).unwrap();
     for (sheet, n) in [
         (3, None),
@@ -441,7 +440,7 @@ fn sheets_needed_stops_the_listing_early() {
             let opts = OpenOptions::new()
                 .load_cells(false)
                 .threads(threads)
-                .stream_block(4096)
+                .tune_stream_block(4096)
                 .sheets_needed(n);
             let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
             assert_eq!(wb.sheets().len(), n, "threads {threads}");
@@ -496,7 +495,7 @@ fn sheet_needed_named_stops_the_listing_at_that_sheet() {
             let mut opts = OpenOptions::new()
                 .load_cells(false)
                 .threads(threads)
-                .stream_block(4096)
+                .tune_stream_block(4096)
                 .sheet_needed_named(name);
             if let Some(n) = count {
                 opts = opts.sheets_needed(n);

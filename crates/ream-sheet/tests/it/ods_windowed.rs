@@ -30,9 +30,9 @@ fn windowed(bytes: &[u8], limits: Limits, block: usize) -> (Result<Vec<String>, 
     let read = |threads: usize, row_chunks_min: usize| {
         let opts = OpenOptions::new()
             .threads(threads)
-            .chunk_bytes(64)
-            .row_chunks_min(row_chunks_min)
-            .stream_block(block)
+            .tune_chunk_bytes(64)
+            .tune_row_chunks_min(row_chunks_min)
+            .tune_stream_block(block)
             .limits(limits);
         match Workbook::from_bytes(bytes.to_vec(), &opts) {
             Ok(wb) => (Ok(dump(&wb)), wb.stats().windowed),
@@ -74,10 +74,7 @@ fn same(got: &Result<Vec<String>, String>, want: &Result<Vec<String>, String>, w
 }
 
 fn small_limit(cells: u64) -> Limits {
-    Limits {
-        max_cells_per_sheet: cells,
-        ..Limits::default()
-    }
+    Limits::default().max_cells_per_sheet(cells)
 }
 
 /// Tables, hidden rows and columns, spans, annotations, nested tables,
@@ -172,10 +169,7 @@ fn windowed_read_gives_the_whole_read_errors() {
         (
             "bomb, inflate budget of one read",
             package(&bomb),
-            Limits {
-                max_inflated_bytes: bomb.len() as u64 + 4096,
-                ..small_limit(4000)
-            },
+            small_limit(4000).max_inflated_bytes(bomb.len() as u64 + 4096),
         ),
     ];
     for (what, bytes, limits) in cases {
@@ -332,9 +326,9 @@ fn two_threads_parse_row_chunks_with_the_whole_read_result() {
             for block in [1, 777, 4096, 1 << 16] {
                 let opts = OpenOptions::new()
                     .threads(2)
-                    .chunk_bytes(chunk)
-                    .row_chunks_min(1)
-                    .stream_block(block);
+                    .tune_chunk_bytes(chunk)
+                    .tune_row_chunks_min(1)
+                    .tune_stream_block(block);
                 let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
                 let ctx = format!("chunked {chunked}, chunk {chunk}, first block {block}");
                 assert!(wb.stats().windowed, "{ctx}");

@@ -38,10 +38,7 @@ fn parallel_serial_threads_file_and_bytes_agree() {
                 reference
             );
             assert_eq!(dump(&Workbook::open(&path, &opts).unwrap()), reference);
-            let read = OpenOptions {
-                map_mode: ream_sheet::MapMode::Read,
-                ..opts
-            };
+            let read = opts.map_mode(ream_sheet::MapMode::Read);
             assert_eq!(dump(&Workbook::open(&path, &read).unwrap()), reference);
         }
     }

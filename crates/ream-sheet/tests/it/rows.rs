@@ -144,7 +144,9 @@ fn streaming_equals_loaded_for_every_first_block() {
     let bytes = typed_workbook();
     let wb = Workbook::from_bytes(bytes.clone(), &OpenOptions::new()).unwrap();
     for block in (1..=200).chain([1000, 4096]) {
-        let opts = OpenOptions::new().load_cells(false).stream_block(block);
+        let opts = OpenOptions::new()
+            .load_cells(false)
+            .tune_stream_block(block);
         let lazy = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
         for i in 0..wb.sheets().len() {
             let want = loaded_rows(&wb, i);
@@ -168,7 +170,7 @@ fn streamed_on(
     let opts = OpenOptions::new()
         .load_cells(false)
         .threads(threads)
-        .stream_block(block);
+        .tune_stream_block(block);
     let text = |e: ream_sheet::Error| {
         format!(
             "{:?} {} {:?} {:?}",

@@ -1,4 +1,9 @@
-//! Format detection: which ream engine (if any) can read some bytes.
+//! Format detection: which ream engine, if any, reads some bytes.
+//!
+//! [`sniff`], [`sniff_bytes`] and [`sniff_path`] tell the document formats
+//! apart ([`Format`]) from the container (ZIP, OLE2/CFB, PDF) and, for a
+//! ZIP, its central directory and a few small parts. The facade crate
+//! `ream` re-exports all of it; the batch runner uses it to pick an engine.
 
 use ream_io::{Bytes, MapMode};
 use ream_zip::{Archive, Container};
@@ -44,8 +49,9 @@ impl Format {
             Format::Unknown => "unknown",
         }
     }
-    /// True for the formats the spreadsheet engine ([`crate::sheet`]) reads
-    /// today: XLSX, XLSM and ODS.
+    /// True for the formats ream's spreadsheet engine (`ream::sheet`)
+    /// reads: XLSX, XLSM and ODS. XLS, XLSB, PDF, encrypted packages and
+    /// unknown bytes are false.
     pub fn is_readable_workbook(self) -> bool {
         matches!(self, Format::Xlsx | Format::Xlsm | Format::Ods)
     }
@@ -78,9 +84,13 @@ impl std::fmt::Display for Format {
 /// `application/vnd.oasis.opendocument.spreadsheet` is ODS,
 /// `xl/workbook.bin` is XLSB, a `[Content_Types].xml` declaring a
 /// `macroEnabled` workbook is XLSM, and `xl/workbook.xml` (or a
-/// spreadsheetml workbook content type) is XLSX. A CFB file holding a
-/// `Workbook` or `Book` stream is XLS. Never fails: anything unreadable is
-/// [`Format::Unknown`].
+/// spreadsheetml workbook content type) is XLSX. A ZIP whose central
+/// directory cannot be read (a truncated or damaged file) is ODS when its
+/// first local entry is the stored `mimetype` naming an OpenDocument
+/// spreadsheet (the ODF package rule), so a broken `.ods` still goes to
+/// the spreadsheet engine, which says what is wrong with it. A CFB file
+/// holding a `Workbook` or `Book` stream is XLS. Never fails: anything
+/// else unreadable is [`Format::Unknown`].
 ///
 /// A ZIP given as a slice is copied once into an owned buffer to be
 /// parsed; use [`sniff_bytes`] or [`sniff_path`] to avoid the copy.
@@ -150,13 +160,17 @@ fn memchr_find(hay: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(hay, needle).is_some()
 }
 
+/// The MIME type an ODS package's `mimetype` entry starts with.
+const ODS_MIMETYPE: &[u8] = b"application/vnd.oasis.opendocument.spreadsheet";
+
 fn sniff_zip(data: Bytes) -> Format {
-    let Ok(archive) = Archive::new(data, ream_zip::Limits::default()) else {
-        return Format::Unknown;
+    let archive = match Archive::new(data.clone(), ream_zip::Limits::default()) {
+        Ok(a) => a,
+        Err(_) if first_entry_is_ods_mimetype(&data) => return Format::Ods,
+        Err(_) => return Format::Unknown,
     };
     if let Some(m) = small_part(&archive, "mimetype")
-        && m.trim_ascii()
-            .starts_with(b"application/vnd.oasis.opendocument.spreadsheet")
+        && m.trim_ascii().starts_with(ODS_MIMETYPE)
     {
         return Format::Ods;
     }
@@ -175,6 +189,30 @@ fn sniff_zip(data: Bytes) -> Format {
         return Format::Xlsx;
     }
     Format::Unknown
+}
+
+/// Whether the ZIP's first local file header (at offset 0) is an entry
+/// named `mimetype`, stored (method 0), whose data starts with
+/// [`ODS_MIMETYPE`]: the ODF rule for the first entry of a package, read
+/// without the central directory. The data is taken as far as the file
+/// goes (a file cut inside it is not ODS).
+fn first_entry_is_ods_mimetype(data: &[u8]) -> bool {
+    let u16_at = |at: usize| {
+        data.get(at..at + 2)
+            .map(|b| b.iter().rev().fold(0usize, |n, &x| n << 8 | usize::from(x)))
+    };
+    if !data.starts_with(b"PK\x03\x04") || u16_at(8) != Some(0) {
+        return false;
+    }
+    let (Some(name_len), Some(extra_len)) = (u16_at(26), u16_at(28)) else {
+        return false;
+    };
+    let name_end = 30 + name_len;
+    if data.get(30..name_end) != Some(b"mimetype".as_slice()) {
+        return false;
+    }
+    data.get(name_end + extra_len..)
+        .is_some_and(|body| body.starts_with(ODS_MIMETYPE))
 }
 
 fn small_part(archive: &Archive, name: &str) -> Option<Vec<u8>> {
@@ -210,6 +248,48 @@ mod tests {
         cfb.extend("EncryptedPackage".encode_utf16().flat_map(u16::to_le_bytes));
         assert_eq!(sniff(&cfb), Format::EncryptedOoxml);
         assert_eq!(sniff(b"PK\x03\x04garbage"), Format::Unknown);
+    }
+
+    /// The first local header of an ODS package: `mimetype`, stored, with
+    /// `mime` as its data, then `rest`; no central directory.
+    fn local_mimetype(method: u16, name: &[u8], mime: &[u8], rest: &[u8]) -> Vec<u8> {
+        let mut z = b"PK\x03\x04\x14\x00\x00\x00".to_vec();
+        z.extend_from_slice(&method.to_le_bytes());
+        z.extend_from_slice(&[0; 8]); // time, date, CRC
+        let len = (mime.len() as u32).to_le_bytes();
+        z.extend_from_slice(&len);
+        z.extend_from_slice(&len);
+        z.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        z.extend_from_slice(&0u16.to_le_bytes());
+        z.extend_from_slice(name);
+        z.extend_from_slice(mime);
+        z.extend_from_slice(rest);
+        z
+    }
+
+    #[test]
+    fn truncated_ods_by_its_first_entry() {
+        let mime = b"application/vnd.oasis.opendocument.spreadsheet";
+        let cut = local_mimetype(0, b"mimetype", mime, b"PK\x03\x04\x14\x00");
+        assert_eq!(sniff(&cut), Format::Ods);
+        assert_eq!(sniff_bytes(&Bytes::from_vec(cut.clone())), Format::Ods);
+        // Cut inside the MIME type, compressed, another name or another
+        // OpenDocument type: not ODS.
+        let short = cut.get(..cut.len() - 20).unwrap_or_default();
+        assert_eq!(sniff(short), Format::Unknown);
+        assert_eq!(
+            sniff(&local_mimetype(8, b"mimetype", mime, b"")),
+            Format::Unknown
+        );
+        assert_eq!(
+            sniff(&local_mimetype(0, b"mimetypes", mime, b"")),
+            Format::Unknown
+        );
+        let text = b"application/vnd.oasis.opendocument.text";
+        assert_eq!(
+            sniff(&local_mimetype(0, b"mimetype", text, b"")),
+            Format::Unknown
+        );
     }
 
     #[test]
