@@ -15,8 +15,10 @@
 //! `seed_lo_ods` / `giant_lo_ods` are ODS files written by LibreOffice
 //! itself (`soffice --headless --convert-to ods` of `seed` / `giant`; see
 //! [`crate::lo`]), so ODS readers are measured on the cell shapes a real
-//! office suite writes, not only on this generator's. They need LibreOffice
-//! (`apt-get install libreoffice-calc-nogui`) and are made only when named.
+//! office suite writes, not only on this generator's; `seed_xls` /
+//! `many_xls` are `seed` / `many` saved by LibreOffice as Excel 97-2003
+//! (BIFF8). They need LibreOffice (`apt-get install
+//! libreoffice-calc-nogui`) and are made only when named.
 
 use crate::prng::SplitMix64;
 use anyhow::{Context, Result, bail};
@@ -38,7 +40,7 @@ pub const DATASETS: &[&str] = &[
 
 /// Datasets written by LibreOffice (made only when named: they need
 /// `soffice`).
-pub const LO_DATASETS: &[&str] = &["seed_lo_ods", "giant_lo_ods"];
+pub const LO_DATASETS: &[&str] = &["seed_lo_ods", "giant_lo_ods", "seed_xls", "many_xls"];
 
 /// Column layout of a dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +74,8 @@ pub enum FileKind {
     Xlsx,
     /// OpenDocument spreadsheet (our own streaming writer).
     Ods,
+    /// Legacy Excel 97-2003 workbook (BIFF8), written by LibreOffice.
+    Xls,
 }
 
 impl FileKind {
@@ -80,6 +84,7 @@ impl FileKind {
         match self {
             FileKind::Xlsx => "xlsx",
             FileKind::Ods => "ods",
+            FileKind::Xls => "xls",
         }
     }
 }
@@ -127,10 +132,11 @@ impl Spec {
 
 /// The spec of a dataset name.
 pub fn spec(name: &str) -> Option<Spec> {
-    use FileKind::{Ods, Xlsx};
+    use FileKind::{Ods, Xls, Xlsx};
     let converted_from = match name {
-        "seed_lo_ods" => Some("seed"),
+        "seed_lo_ods" | "seed_xls" => Some("seed"),
         "giant_lo_ods" => Some("giant"),
+        "many_xls" => Some("many"),
         _ => None,
     };
     let (groups, layout, seed, kind, stem): (&'static [(u32, u32)], _, _, _, _) = match name {
@@ -150,6 +156,8 @@ pub fn spec(name: &str) -> Option<Spec> {
         "giant_ods" => (&[(1, 1_000_000)], Layout::Mixed10, 0x61A1, Ods, "giant"),
         "seed_lo_ods" => (&[(8, 5_000)], Layout::Basic4, 0x5EED, Ods, "seed-lo"),
         "giant_lo_ods" => (&[(1, 1_000_000)], Layout::Mixed10, 0x61A1, Ods, "giant-lo"),
+        "seed_xls" => (&[(8, 5_000)], Layout::Basic4, 0x5EED, Xls, "seed"),
+        "many_xls" => (&[(64, 20_000)], Layout::Mixed8, 0x3A11, Xls, "many"),
         _ => return None,
     };
     Some(Spec {
@@ -224,12 +232,13 @@ pub fn generate(dir: &Path, name: &str, scale: f64, force: bool) -> Result<Gener
     let t0 = Instant::now();
     let partial = path.with_extension(format!("{}.partial", sp.kind.ext()));
     match (sp.kind, sp.converted_from) {
-        (_, Some(from)) => {
+        (kind, Some(from)) => {
             let src = generate(dir, from, scale, false)?;
-            crate::lo::convert_to_ods(&src.path, &partial)?;
+            crate::lo::convert(&src.path, &partial, kind)?;
         }
         (FileKind::Xlsx, None) => write_xlsx(&partial, dir, &sp, scale)?,
         (FileKind::Ods, None) => crate::odsgen::write_ods(&partial, &sp, scale)?,
+        (FileKind::Xls, None) => bail!("{name}: XLS datasets are converted by LibreOffice"),
     }
     std::fs::rename(&partial, &path)?;
     let bytes = std::fs::metadata(&path)?.len();

@@ -66,9 +66,9 @@ pub fn run(s: &Suite) -> Result<()> {
         }
         let first = rows.len();
         for &(engine, threads) in &s.configs {
-            if g.kind == datagen::FileKind::Ods && !applies_to_ods(engine, threads) {
+            if g.kind != datagen::FileKind::Xlsx && !applies_to_ods(engine, threads) {
                 eprintln!(
-                    "{ds}: skipping {} {}t (not meaningful for ODS)",
+                    "{ds}: skipping {} {}t (not meaningful for ODS or XLS)",
                     engine.as_str(),
                     resolve_threads(threads)
                 );
@@ -175,8 +175,9 @@ pub fn run(s: &Suite) -> Result<()> {
     Ok(())
 }
 
-/// calamine's cells reader is XLSX-only, and its ODS reader parses every
-/// sheet at open, so "one reader per thread" would parse the file N times.
+/// calamine's cells reader is XLSX-only, and its ODS and XLS readers parse
+/// every sheet at open, so "one reader per thread" would parse the file N
+/// times.
 fn applies_to_ods(engine: Engine, threads: usize) -> bool {
     match engine {
         Engine::CalamineCells => false,

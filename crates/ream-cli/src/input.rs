@@ -109,9 +109,9 @@ fn describe(e: SheetError, name: &str, format: Format) -> anyhow::Error {
             );
             return unsupported(msg).context(name.to_string());
         }
-        Format::Xls | Format::Xlsb => {
+        Format::Xlsb => {
             let msg = format!(
-                "this is {}, which ream cannot read (it reads .xlsx, .xlsm and .ods); save it as .xlsx",
+                "this is {}, which ream cannot read (it reads .xlsx, .xlsm, .ods and .xls); save it as .xlsx",
                 format.description()
             );
             return unsupported(msg).context(name.to_string());

@@ -1,4 +1,4 @@
-"""Corpus differential: every xlsx/xlsm/ods file of the third-party corpus
+"""Corpus differential: every xlsx/xlsm/ods/xls file of the third-party corpus
 that the CLI reads (`ream cat FILE -s all -f cells` exits 0 or 3) gives the
 same cells through ``ream.read_excel(path, sheet=None, header_row=None,
 errors_as="string")`` as through the CLI.
@@ -29,9 +29,9 @@ import ream
 import enginehelp
 from conftest import CORPUS
 
-SUFFIXES = {".xlsx", ".xlsm", ".ods"}
+SUFFIXES = {".xlsx", ".xlsm", ".ods", ".xls"}
 # Folders of the corpus holding inputs (golden/ holds reference outputs).
-GROUPS = ["xlsx", "ods", "written"]
+GROUPS = ["xlsx", "ods", "xls", "written"]
 MS_PER_DAY = 86_400_000
 
 

@@ -1,4 +1,4 @@
-//! Parallel XLSX, XLSM and ODS reader.
+//! Parallel XLSX, XLSM, ODS and XLS reader.
 //!
 //! [`Workbook::open`] reads a whole XLSX or XLSM workbook in three phases:
 //!
@@ -17,6 +17,12 @@
 //! `content.xml`; the `ods` module inflates and parses it into the same
 //! model (the same [`Workbook`], [`Sheet`] and cells). Either format
 //! streams a sheet row by row in constant memory ([`Workbook::rows`]).
+//!
+//! A legacy Excel workbook (`.xls`: BIFF8, and BIFF5/7) is found by its
+//! content (a CFB container, or a bare BIFF stream); the `xls` module reads
+//! its globals once and its worksheets in parallel into the same model
+//! (cached values of formulas; every sheet loaded, so [`Workbook::rows`]
+//! reads loaded cells).
 //!
 //! The per-cell path allocates nothing: a purpose-built scanner
 //! ([`ream_xml`]) walks the XML and writes 16-byte cells and string bytes

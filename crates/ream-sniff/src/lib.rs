@@ -50,10 +50,13 @@ impl Format {
         }
     }
     /// True for the formats ream's spreadsheet engine (`ream::sheet`)
-    /// reads: XLSX, XLSM and ODS. XLS, XLSB, PDF, encrypted packages and
-    /// unknown bytes are false.
+    /// reads: XLSX, XLSM, ODS and XLS (BIFF5 to BIFF8). XLSB, PDF,
+    /// encrypted packages and unknown bytes are false.
     pub fn is_readable_workbook(self) -> bool {
-        matches!(self, Format::Xlsx | Format::Xlsm | Format::Ods)
+        matches!(
+            self,
+            Format::Xlsx | Format::Xlsm | Format::Ods | Format::Xls
+        )
     }
     /// What the format is, in words, for messages: `an XLSX workbook`,
     /// `a binary Excel workbook (.xlsb)`, `a PDF document`, ...

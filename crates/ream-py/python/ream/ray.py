@@ -50,7 +50,7 @@ from ream import _ream
 _PathArg = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]
 
 #: File name endings a directory walk keeps for each reader.
-EXCEL_EXTENSIONS = (".xlsx", ".xlsm", ".ods")
+EXCEL_EXTENSIONS = (".xlsx", ".xlsm", ".ods", ".xls")
 PDF_EXTENSIONS = (".pdf",)
 
 #: The arrow type of each ream dtype name, and back.

@@ -19,4 +19,5 @@ mod ods_stream;
 mod ods_windowed;
 mod paths;
 mod rows;
+mod xls;
 mod zipkit;

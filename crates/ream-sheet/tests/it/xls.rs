@@ -1,0 +1,307 @@
+//! The XLS reader on hand-built BIFF8 streams: every value record, the
+//! same cells on 1 to 8 threads and inside a CFB container, and hostile
+//! records named by kind, stream and offset.
+
+use ream_sheet::{DateKind, ErrorKind, Limits, OpenOptions, Value, Workbook};
+use std::io::Write;
+
+/// One BIFF record.
+fn rec(typ: u16, data: &[u8]) -> Vec<u8> {
+    let mut v = typ.to_le_bytes().to_vec();
+    v.extend((data.len() as u16).to_le_bytes());
+    v.extend(data);
+    v
+}
+
+fn bof(dt: u16) -> Vec<u8> {
+    let mut d = vec![0x00, 0x06];
+    d.extend(dt.to_le_bytes());
+    d.extend([0u8; 12]);
+    rec(0x0809, &d)
+}
+
+fn eof() -> Vec<u8> {
+    rec(0x000A, &[])
+}
+
+/// A cell record's first 6 bytes: row, column, XF.
+fn cell(row: u16, col: u16, xf: u16) -> Vec<u8> {
+    [row.to_le_bytes(), col.to_le_bytes(), xf.to_le_bytes()].concat()
+}
+
+/// A compressed (8-bit) XLUnicodeString with a 16-bit length.
+fn ustr(s: &str) -> Vec<u8> {
+    let mut v = (s.len() as u16).to_le_bytes().to_vec();
+    v.push(0);
+    v.extend(s.as_bytes());
+    v
+}
+
+/// A workbook stream: `globals` records, then one worksheet per entry,
+/// with BOUNDSHEET offsets computed.
+fn book(globals: &[Vec<u8>], sheets: &[(&str, Vec<Vec<u8>>)]) -> Vec<u8> {
+    let bound_len = |name: &str| 4 + 8 + name.len();
+    let head: usize = bof(5).len()
+        + globals.iter().map(Vec::len).sum::<usize>()
+        + sheets.iter().map(|(n, _)| bound_len(n)).sum::<usize>()
+        + eof().len();
+    let mut offsets = Vec::new();
+    let mut at = head;
+    for (_, recs) in sheets {
+        offsets.push(at);
+        at += bof(0x10).len() + recs.iter().map(Vec::len).sum::<usize>() + eof().len();
+    }
+    let mut out = bof(5);
+    for g in globals {
+        out.extend(g);
+    }
+    for ((name, _), off) in sheets.iter().zip(&offsets) {
+        let mut d = (*off as u32).to_le_bytes().to_vec();
+        d.extend([0, 0, name.len() as u8, 0]);
+        d.extend(name.as_bytes());
+        out.extend(rec(0x0085, &d));
+    }
+    out.extend(eof());
+    for (_, recs) in sheets {
+        out.extend(bof(0x10));
+        for r in recs {
+            out.extend(r);
+        }
+        out.extend(eof());
+    }
+    out
+}
+
+/// Globals with a shared-string table whose second string crosses into
+/// a CONTINUE record (switching to UTF-16 there), a date format and XFs
+/// 0 (General) and 1 (the date format).
+fn globals() -> Vec<Vec<u8>> {
+    let mut sst = 3u32.to_le_bytes().to_vec();
+    sst.extend(3u32.to_le_bytes());
+    sst.extend(ustr("alpha"));
+    sst.extend([5, 0, 0, b'b', b'e']); // "be" then the CONTINUE
+    let mut cont = vec![1u8];
+    cont.extend(
+        "\u{3b3}\u{3b4}\u{3b5}"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes),
+    );
+    cont.extend(ustr("zeta"));
+    let mut fmt = 164u16.to_le_bytes().to_vec();
+    fmt.extend(ustr("yyyy-mm-dd"));
+    let xf = |ifmt: u16| {
+        let mut d = vec![0u8; 20];
+        d[2..4].copy_from_slice(&ifmt.to_le_bytes());
+        rec(0x00E0, &d)
+    };
+    vec![
+        rec(0x0042, &1252u16.to_le_bytes()),
+        rec(0x041E, &fmt),
+        xf(0),
+        xf(164),
+        rec(0x00FC, &sst),
+        rec(0x003C, &cont),
+    ]
+}
+
+fn values_sheet() -> Vec<Vec<u8>> {
+    let rk_int = |v: i32| ((v as u32) << 2) | 2;
+    let mut mulrk = cell(1, 0, 0)[..4].to_vec();
+    for v in [10, 20, 30] {
+        mulrk.extend(0u16.to_le_bytes());
+        mulrk.extend(rk_int(v).to_le_bytes());
+    }
+    mulrk.extend(2u16.to_le_bytes());
+    let mut formula_str = cell(3, 0, 0);
+    formula_str.extend([0, 0, 0, 0, 0, 0, 0xFF, 0xFF]);
+    formula_str.extend([0u8; 6]);
+    let mut formula_err = cell(3, 1, 0);
+    formula_err.extend([2, 0, 0x07, 0, 0, 0, 0xFF, 0xFF]);
+    formula_err.extend([0u8; 6]);
+    let mut number = cell(4, 0, 1);
+    number.extend(45_000.0f64.to_le_bytes());
+    let mut row_hidden = vec![0u8; 16];
+    row_hidden[0..2].copy_from_slice(&5u16.to_le_bytes());
+    row_hidden[12..16].copy_from_slice(&0x20u32.to_le_bytes());
+    let mut merged = 1u16.to_le_bytes().to_vec();
+    for v in [6u16, 7, 0, 1] {
+        merged.extend(v.to_le_bytes());
+    }
+    vec![
+        rec(
+            0x00FD,
+            &[cell(0, 0, 0), 0u32.to_le_bytes().to_vec()].concat(),
+        ),
+        rec(
+            0x00FD,
+            &[cell(0, 1, 0), 1u32.to_le_bytes().to_vec()].concat(),
+        ),
+        rec(
+            0x00FD,
+            &[cell(0, 2, 0), 2u32.to_le_bytes().to_vec()].concat(),
+        ),
+        rec(0x00BD, &mulrk),
+        rec(0x0204, &[cell(2, 0, 0), ustr("label")].concat()),
+        rec(0x0205, &[cell(2, 1, 0), vec![1, 0]].concat()),
+        rec(0x0205, &[cell(2, 2, 0), vec![0x2A, 1]].concat()),
+        rec(0x0006, &formula_str),
+        rec(0x0207, &ustr("from formula")),
+        rec(0x0006, &formula_err),
+        rec(0x0203, &number),
+        rec(
+            0x027E,
+            &[cell(4, 1, 0), ((1234u32 << 2) | 3).to_le_bytes().to_vec()].concat(),
+        ),
+        rec(0x0208, &row_hidden),
+        rec(0x00E5, &merged),
+    ]
+}
+
+fn open(data: &[u8], threads: usize) -> Result<Workbook, ream_sheet::Error> {
+    Workbook::from_bytes(data.to_vec(), &OpenOptions::new().threads(threads))
+}
+
+/// Every cell of every sheet as (sheet, row, col, value text).
+fn dump(wb: &Workbook) -> Vec<(usize, u32, u32, String)> {
+    wb.sheets()
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| {
+            s.cells()
+                .map(move |c| (i, c.row, c.col, format!("{:?}", c.value)))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn every_value_record_reads_into_the_model() {
+    let data = book(&globals(), &[("Values", values_sheet())]);
+    let wb = open(&data, 1).unwrap();
+    let s = &wb.sheets()[0];
+    assert_eq!(s.name(), "Values");
+    let v = |r, c| s.get(r, c).map(|c| c.value);
+    assert_eq!(v(0, 0), Some(Value::String("alpha")));
+    assert_eq!(v(0, 1), Some(Value::String("be\u{3b3}\u{3b4}\u{3b5}")));
+    assert_eq!(v(0, 2), Some(Value::String("zeta")));
+    assert_eq!(v(1, 2), Some(Value::Number(30.0)));
+    assert_eq!(v(2, 0), Some(Value::String("label")));
+    assert_eq!(v(2, 1), Some(Value::Bool(true)));
+    assert_eq!(v(2, 2).map(|x| format!("{x:?}")), Some("Error(NA)".into()));
+    assert_eq!(v(3, 0), Some(Value::String("from formula")));
+    assert_eq!(
+        v(3, 1).map(|x| format!("{x:?}")),
+        Some("Error(Div0)".into())
+    );
+    match v(4, 0) {
+        Some(Value::DateTime(d)) => {
+            assert_eq!(d.kind, DateKind::DateTime);
+            assert_eq!(d.to_iso(), "2023-03-15");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(v(4, 1), Some(Value::Number(12.34)));
+    assert_eq!(s.hidden_rows(), &[5]);
+    assert_eq!(s.merged().len(), 1);
+    assert_eq!(wb.shared_string_count(), 3);
+}
+
+#[test]
+fn the_same_cells_on_every_thread_count_and_inside_a_container() {
+    let sheets: Vec<(&str, Vec<Vec<u8>>)> = ["A", "B", "C", "D", "E"]
+        .into_iter()
+        .map(|n| (n, values_sheet()))
+        .collect();
+    let data = book(&globals(), &sheets);
+    let want = dump(&open(&data, 1).unwrap());
+    assert_eq!(want.len(), 5 * 13);
+    for t in 2..=8 {
+        assert_eq!(dump(&open(&data, t).unwrap()), want, "{t} threads");
+    }
+    let mut cf = cfb::CompoundFile::create(std::io::Cursor::new(Vec::new())).unwrap();
+    cf.create_stream("/Workbook")
+        .unwrap()
+        .write_all(&data)
+        .unwrap();
+    let wrapped = cf.into_inner().into_inner();
+    assert_eq!(dump(&open(&wrapped, 2).unwrap()), want);
+    // Rows stream the loaded cells.
+    let wb = open(&wrapped, 1).unwrap();
+    let rows = wb.rows(0).unwrap().count();
+    assert_eq!(rows, 5);
+}
+
+#[test]
+fn a_record_running_past_the_stream_is_named() {
+    let mut data = book(&globals(), &[("S", values_sheet())]);
+    let n = data.len();
+    data.truncate(n - 6); // cuts the sheet's last record
+    let e = open(&data, 1).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Malformed, "{e}");
+    assert_eq!(e.part(), Some("Workbook"));
+    assert_eq!(e.sheet(), Some("S"));
+    assert!(e.to_string().contains("runs past the end"), "{e}");
+    assert!(e.offset().is_some());
+}
+
+#[test]
+fn a_sheet_offset_out_of_range_is_named() {
+    let mut data = book(&globals(), &[("S", values_sheet())]);
+    // The BOUNDSHEET's offset field sits right after the globals' records.
+    let pos = data
+        .windows(4)
+        .position(|w| w == [0x85, 0x00, 9, 0])
+        .unwrap();
+    data[pos + 4..pos + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+    let e = open(&data, 1).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Malformed, "{e}");
+    assert!(e.to_string().contains("BOUNDSHEET offset"), "{e}");
+}
+
+#[test]
+fn a_huge_shared_string_count_reserves_only_what_the_data_holds() {
+    let mut g = globals();
+    let mut sst = u32::MAX.to_le_bytes().to_vec();
+    sst.extend(u32::MAX.to_le_bytes());
+    sst.extend(ustr("only"));
+    g[4] = rec(0x00FC, &sst);
+    g.pop();
+    let data = book(
+        &g,
+        &[(
+            "S",
+            vec![rec(
+                0x00FD,
+                &[cell(0, 0, 0), 0u32.to_le_bytes().to_vec()].concat(),
+            )],
+        )],
+    );
+    let wb = open(&data, 1).unwrap();
+    assert_eq!(wb.shared_string_count(), 1);
+    assert_eq!(
+        wb.sheets()[0].get(0, 0).unwrap().value,
+        Value::String("only")
+    );
+}
+
+#[test]
+fn encrypted_and_old_workbooks_are_refused_by_kind() {
+    let mut g = globals();
+    g.insert(0, rec(0x002F, &[1, 0, 1, 0]));
+    let e = open(&book(&g, &[]), 1).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Encrypted, "{e}");
+    let biff4 = [rec(0x0409, &[0, 4, 0x10, 0, 0, 0]), eof()].concat();
+    let e = open(&biff4, 1).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert!(e.to_string().contains("BIFF2-4"), "{e}");
+}
+
+#[test]
+fn the_cell_limit_names_the_sheet_and_cell() {
+    let data = book(&globals(), &[("S", values_sheet())]);
+    let opts = OpenOptions::new().limits(Limits::default().max_cells_per_sheet(4));
+    let e = Workbook::from_bytes(data, &opts).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert_eq!(e.sheet(), Some("S"));
+    assert!(e.cell().is_some(), "{e}");
+}
