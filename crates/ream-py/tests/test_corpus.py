@@ -85,6 +85,8 @@ def clock_ms(text):
 
 def cli_cell(typ, value):
     """The normalized (kind, value) of a `cells` object, None when empty."""
+    if typ == "number" and value is None:
+        return ("n", float("nan"))  # JSON has no NaN: `cells` writes null
     if value is None or typ == "empty" or value == "":
         return None
     if typ == "number" or (typ in ("date", "time", "duration") and not isinstance(value, str)):
