@@ -23,10 +23,10 @@
 use super::PART;
 use super::lazy::Layout;
 use super::table::{Cursor, ParsedTable, TableCfg, empty_table, parse_block};
-use super::window::Window;
 use super::xml::ends_name;
 use crate::error::{Error, Result};
 use crate::options::Limits;
+use crate::pipeline::window::Window;
 use crate::store::CellStore;
 use memchr::memmem;
 
@@ -72,7 +72,13 @@ impl<'w> OdsRows<'w> {
         let cached = layout.take_window().filter(|w| w.base <= start);
         let mut window = match cached {
             Some(w) => w,
-            None => Window::new(&layout.archive, &layout.entry, first_block, layout.piped)?,
+            None => Window::new(
+                &layout.archive,
+                &layout.entry,
+                PART,
+                first_block,
+                layout.piped,
+            )?,
         };
         window
             .seek(start)
