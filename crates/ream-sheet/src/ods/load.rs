@@ -53,10 +53,10 @@ use std::time::Instant;
 /// unit sends the open to the whole-part read (no rescans without bound).
 const MAX_SPAN: usize = 64 << 20;
 
-/// Smallest table sent whole to the helper (two threads).
+/// Smallest table sent whole to the pool.
 const SEND_MIN: usize = 64 << 10;
 
-/// What the windowed read produced.
+/// What the read over the window produced.
 pub(super) struct Windowed {
     /// The top-level tables, finished (hidden rows, limits checked).
     pub tables: Vec<ParsedTable>,
@@ -280,7 +280,7 @@ impl<'l> Reader<'_, '_, 'l> {
             match (cut_at, whole_to) {
                 // Small tables are not worth a hand-over (65,537 empty
                 // tables took 2.4 s sent one by one), and while a table
-                // already waits for the helper this thread parses the next
+                // already waits for a parser this thread parses the next
                 // one itself, from the window (no copy).
                 (_, Some(upto)) if upto.saturating_sub(pos) < SEND_MIN || pool.queued() > 0 => {
                     return self
@@ -416,7 +416,7 @@ fn whole_table(res: crate::error::Result<Partial>, bytes: &[u8]) -> Option<Parti
 enum Got {
     /// Parsed (stitched); the outline goes on from this position.
     Done(Box<Partial>, usize),
-    /// Sent whole to the helper; the outline goes on from this position
+    /// Sent whole to the pool; the outline goes on from this position
     /// (the next table's start), checked when the result comes.
     Sent(usize),
 }
@@ -430,14 +430,17 @@ enum Step {
 }
 
 /// Reads `content.xml` of `archive` (entry `entry`) over a window with
-/// `opts.effective_threads` parsers; `None` when the caller must read it
+/// `opts.effective_threads` parsers (at most one per core); `None` when the caller must read it
 /// whole instead (see the module doc). The archive's inflate budget is
 /// charged once either way.
 pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Option<Windowed> {
     let t0 = Instant::now();
     let limits = &opts.limits;
     let first_block = opts.stream_block;
-    let workers = opts.effective_threads(usize::MAX).saturating_sub(1);
+    // Parsers beyond the cores add switching, not speed: the thread count
+    // is capped at the available parallelism, this thread being one.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = opts.effective_threads(cores).saturating_sub(1);
     if workers > 0 {
         let w = Window::new(archive, entry, PART, first_block, false).ok()?;
         let chunk = opts.chunk_bytes.max(1);

@@ -1,38 +1,26 @@
 //! OpenDocument spreadsheets (`.ods`): `content.xml` read into the same
-//! [`Workbook`] model as XLSX, in the same three phases.
+//! [`Workbook`] model as XLSX.
 //!
-//! * **A** — `mimetype` and `META-INF/manifest.xml` checked (an encrypted
-//!   package is refused as [`ErrorKind::Encrypted`]), `content.xml`
-//!   inflated once, the prelude walked (automatic table styles: hidden
-//!   sheets; a DTD is refused), and every `<table:table` start found with
-//!   one `memmem` pass ([`split`]).
-//! * **B** — the tables, and the row chunks of tables of 8 MiB or more,
-//!   parsed on a pool of `min(jobs, threads)` scoped threads taking jobs
-//!   (largest first) from an atomic counter, each writing its own
-//!   [`CellStore`](crate::store::CellStore); a serial loop for one job.
-//! * **A and B overlapped** — with three threads or more and a
-//!   `content.xml` of at least 2 x `chunk_bytes` (8 MiB), the calling
-//!   thread inflates while the others already parse the tables and row
-//!   chunks that are complete ([`progressive`]); every table is then
-//!   stitched from chunks in phase C, or parsed there serially when they
-//!   do not stitch.
-//! * **Windowed** — with one or two threads and such a `content.xml`, the
-//!   outline and the tables are read in one pass over a sliding window
-//!   ([`windowed`]; with two, a helper thread parses row chunks and
-//!   whole tables while the caller inflates), so the XML is never held
-//!   whole; anything unusual (an error, a unit over 64 MiB) sends the
-//!   open back to the whole-part read, whose result it must equal.
-//! * **C** — the outline walk over the top level of `office:spreadsheet`
-//!   in document order: tables become sheets (chunks stitched), nested
-//!   candidates are dropped, `table:named-expressions` become defined
-//!   names, and the
-//!   first error (by document order) is returned, naming `content.xml`,
-//!   the sheet, the cell and the byte offset.
+//! * **Package** — `mimetype` and `META-INF/manifest.xml` checked (an
+//!   encrypted package is refused as [`ErrorKind::Encrypted`]).
+//! * **Loaded open** — one pass over `content.xml` on the pipeline's
+//!   sliding window ([`load`], `crate::pipeline`) at every thread count:
+//!   the prelude walked (automatic table styles: hidden sheets; a DTD is
+//!   refused, [`split`]), then the outline (the top level of
+//!   `office:spreadsheet`): tables become sheets, parsed in place or
+//!   handed to the pool whole or in row chunks and joined in order
+//!   ([`chunks`]); nested tables are dropped and `table:named-expressions`
+//!   become defined names. The thread count only sets how many parsers
+//!   run. Memory is one window plus the units in flight.
+//! * **Whole-part read** — when the window gives up (any error, a unit
+//!   over 64 MiB, too many tables), the part is inflated whole and walked
+//!   serially ([`walk`]), which returns the first error in document order,
+//!   naming `content.xml`, the sheet, the cell and the byte offset.
 //! * **Without cells** (`load_cells(false)`) — one constant-memory pass
 //!   lists the sheets and names ([`lazy`]), and
 //!   [`Workbook::rows`](crate::Workbook::rows) streams a sheet block by
-//!   block with the same table walker ([`stream`], over a sliding
-//!   [`window`]): same cells and errors, memory of one block.
+//!   block with the same table walker on the same window ([`stream`]): the
+//!   pipeline with one parser, same cells and errors, memory of one block.
 //!
 //! Values: `float`/`percentage`/`currency` are numbers, `date` and `time`
 //! are serials of the 1900 system (times of day below one day are
@@ -50,8 +38,8 @@
 //! `max_cells_per_sheet / tables`, so a small file cannot multiply the
 //! limit with many tables. At most 65,536 table elements. Hidden rows and
 //! columns are reported within the used range (LibreOffice hides
-//! million-row trailers). Big tables are parsed in row chunks on all
-//! threads (`chunks.rs`) with results identical to the serial parse.
+//! million-row trailers). Row chunks give results identical to the serial
+//! parse (`chunks.rs`).
 
 mod cell;
 mod chunks;
