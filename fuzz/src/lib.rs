@@ -222,9 +222,8 @@ pub fn fuzz_limits() -> ream_sheet::Limits {
 }
 
 /// Options that cut any XLSX sheet of 4 KiB or more into 1 KiB chunks
-/// parsed on three threads, and read any ODS `content.xml` of 2 KiB or
-/// more overlapped (inflating while parsing 1 KiB row chunks; on one or
-/// two threads the ODS read is windowed instead).
+/// parsed on three threads, and give the ODS pipeline 1 KiB row chunks
+/// (XLS: sheets parsed on three threads).
 pub fn chunked() -> OpenOptions {
     OpenOptions::new()
         .threads(3)
@@ -240,16 +239,10 @@ pub fn windowed() -> OpenOptions {
 }
 
 /// [`windowed`] on two threads: the ODS window's big tables cut into 1 KiB
-/// row chunks (and tables of 64 KiB or more sent whole) for a helper
-/// thread, whatever the part's size.
+/// row chunks (and tables of 64 KiB or more sent whole) for a second
+/// parser.
 pub fn windowed_two() -> OpenOptions {
-    windowed().parallel(true).threads(2).tune_row_chunks_min(1)
-}
-
-/// [`windowed`] on two threads with the helper only inflating ahead (what
-/// parts under `row_chunks_min` chunks get).
-pub fn windowed_two_piped() -> OpenOptions {
-    windowed().parallel(true).threads(2).tune_row_chunks_min(usize::MAX)
+    windowed().parallel(true).threads(2)
 }
 
 /// Options for a phase-A-only open whose streamed rows are read in tiny
@@ -389,7 +382,7 @@ pub fn check_workbook(data: &[u8]) -> Result<(), String> {
     }
     // The windowed ODS read, on one thread and on two, gives the
     // whole-part read's cells or error.
-    for opts in [windowed(), windowed_two(), windowed_two_piped()] {
+    for opts in [windowed(), windowed_two()] {
         check_windowed(data, &whole, &whole_cells, &opts)?;
     }
     check_lazy(data, &whole, &whole_cells)

@@ -416,16 +416,16 @@ pub struct OpenStats {
     /// Bytes of worksheet XML inflated.
     pub inflated_bytes: u64,
     /// Chunks of big sheets parsed in parallel (0 when no sheet was
-    /// chunked); for an ODS window on two threads, the row chunks and
-    /// whole tables handed to the helper thread.
+    /// chunked); for ODS, the row chunks and whole tables handed to the
+    /// pipeline's pool.
     pub chunks: u64,
     /// Big sheets that were parsed sequentially after all because a chunk
-    /// boundary fell inside markup that looked like a row end (ODS: tables
-    /// whose chunks did not stitch into the table, e.g. a cut inside a row
-    /// group, or failed).
+    /// boundary fell inside markup that looked like a row end (ODS: 1 when
+    /// the units did not stitch into their tables, e.g. a cut inside a row
+    /// group, and `content.xml` was read again with every table parsed in
+    /// place).
     pub chunk_fallbacks: u64,
-    /// ODS on one or two threads: `content.xml` was read over a sliding
-    /// window (a block of XML in memory, plus chunks in flight on two
-    /// threads) instead of inflated whole first.
+    /// ODS: `content.xml` was read over a sliding window (a block of XML
+    /// in memory, plus the units in flight) instead of inflated whole.
     pub windowed: bool,
 }

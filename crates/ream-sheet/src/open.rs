@@ -331,10 +331,11 @@ fn parse_sheets(pkg: &Package, jobs: &[SheetJob], opts: &OpenOptions) -> Result<
             && jobs.get(i).is_some_and(|j| j.kind != SheetKind::Chartsheet)
     };
     let n_big = order.iter().filter(|&&(i, size)| is_big(i, size)).count();
+    let total: u64 = order.iter().map(|&(_, size)| size).sum();
     let threads = if n_big > 0 {
         all_threads
     } else {
-        opts.effective_threads(jobs.len())
+        opts.effective_threads_for(jobs.len(), total)
     };
     let board = crate::chunked::Board::new(n_big);
     let next = AtomicUsize::new(0);

@@ -106,7 +106,10 @@ impl Limits {
 pub struct OpenOptions {
     /// Parse worksheets on a worker pool. Default `true`.
     pub parallel: bool,
-    /// Worker threads; 0 (the default) means min(sheets, available cores).
+    /// Worker threads; 0 (the default) means min(sheets, available cores),
+    /// and no more than one per [`AUTO_BYTES_PER_THREAD`] of sheet data,
+    /// so a small workbook is read on one thread instead of paying for
+    /// threads it cannot use. A number given here is used as is.
     pub threads: usize,
     /// Resource limits (see [`Limits`] for defaults).
     pub limits: Limits,
@@ -148,8 +151,6 @@ pub struct OpenOptions {
     pub cells_of: Option<SheetPick>,
     /// Tuning knob: see [`OpenOptions::tune_chunk_bytes`].
     pub(crate) chunk_bytes: usize,
-    /// Tuning knob: see [`OpenOptions::tune_row_chunks_min`].
-    pub(crate) row_chunks_min: usize,
     /// Tuning knob: see [`OpenOptions::tune_stream_block`].
     pub(crate) stream_block: usize,
 }
@@ -185,7 +186,6 @@ impl Default for OpenOptions {
             map_mode: MapMode::Map,
             load_cells: true,
             chunk_bytes: 4 << 20,
-            row_chunks_min: 64,
             stream_block: 64 << 10,
             sheets_needed: None,
             sheet_needed_named: None,
@@ -249,28 +249,12 @@ impl OpenOptions {
     /// it). Size of the chunks a big sheet is cut into for parallel
     /// parsing, in bytes of XML: default 4 MiB, at least 1 KiB. Sheets
     /// under 4 chunks are parsed whole; with one thread nothing is
-    /// chunked. For ODS, a `content.xml` of at least 2 chunks is, with 3
-    /// threads or more, inflated and parsed at the same time in row chunks
-    /// of this size; with 1 or 2 threads it is read over a sliding window
-    /// instead of whole (with 2, see
-    /// [`tune_row_chunks_min`](OpenOptions::tune_row_chunks_min)).
+    /// chunked. For ODS, the big tables of `content.xml` are cut into row
+    /// chunks of this size for the pipeline's parsers while it is
+    /// inflated.
     #[doc(hidden)]
     pub fn tune_chunk_bytes(mut self, n: usize) -> OpenOptions {
         self.chunk_bytes = n.max(1 << 10);
-        self
-    }
-    /// Internal tuning knob, for tests and benchmarks only (hidden from the
-    /// documentation, not part of the stable API; results never depend on
-    /// it). ODS on two threads: the least number of chunks of
-    /// [`tune_chunk_bytes`](OpenOptions::tune_chunk_bytes) a `content.xml`
-    /// must hold for its big tables to be cut into row chunks parsed by the
-    /// second thread; smaller parts are inflated ahead on the second
-    /// thread while the first parses (as fast or faster up to about 240 MB
-    /// of XML, BENCHMARKS.md). Default 64 (256 MiB with the default chunk
-    /// size), at least 1.
-    #[doc(hidden)]
-    pub fn tune_row_chunks_min(mut self, n: usize) -> OpenOptions {
-        self.row_chunks_min = n.max(1);
         self
     }
     /// Internal tuning knob, for tests and benchmarks only (hidden from the
@@ -303,19 +287,44 @@ impl OpenOptions {
         };
         want.min(jobs).max(1)
     }
+    /// [`effective_threads`](OpenOptions::effective_threads) for `jobs`
+    /// sheets holding `bytes` of sheet data (XML or records) in all: with
+    /// `threads` 0, at most one thread per [`AUTO_BYTES_PER_THREAD`].
+    pub fn effective_threads_for(&self, jobs: usize, bytes: u64) -> usize {
+        let n = self.effective_threads(jobs);
+        if self.threads != 0 {
+            return n;
+        }
+        let by_size = usize::try_from(bytes / AUTO_BYTES_PER_THREAD).unwrap_or(usize::MAX);
+        n.min(by_size.max(1))
+    }
 }
+
+/// With automatic threads (`threads` 0), the sheet data each thread must
+/// have to be started: 1 MiB, a few milliseconds of parsing, well above
+/// what starting and joining a thread costs.
+pub const AUTO_BYTES_PER_THREAD: u64 = 1 << 20;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn automatic_threads_follow_the_data_size() {
+        let auto = OpenOptions::new();
+        assert_eq!(auto.effective_threads_for(8, 100 << 10), 1);
+        let cores = auto.effective_threads(8);
+        assert_eq!(auto.effective_threads_for(8, 64 << 20), cores);
+        assert_eq!(auto.effective_threads_for(8, 2 << 20), cores.min(2));
+        let given = OpenOptions::new().threads(4);
+        assert_eq!(given.effective_threads_for(8, 1), 4);
+    }
+
+    #[test]
     fn tuning_defaults_and_clamps() {
         let o = OpenOptions::default();
         assert_eq!(o.chunk_bytes, 4 << 20);
-        assert_eq!(o.row_chunks_min, 64);
         assert_eq!(o.stream_block, 64 << 10);
-        assert_eq!(OpenOptions::new().tune_row_chunks_min(0).row_chunks_min, 1);
         assert_eq!(OpenOptions::new().tune_stream_block(0).stream_block, 1);
         // chunk_bytes is clamped to 1 KiB, not refused.
         assert_eq!(OpenOptions::new().tune_chunk_bytes(10).chunk_bytes, 1 << 10);

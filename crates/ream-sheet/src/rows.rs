@@ -23,9 +23,9 @@
 //! one block is sorted into place, across blocks it is yielded where found.
 
 use crate::error::{Error, Result};
-use crate::inflow::{CACHE_BLOCK, Inflow};
 use crate::model::{Cell, CellError, ExcelDateTime, Value};
 use crate::open::Package;
+use crate::pipeline::inflow::{CACHE_BLOCK, Inflow};
 use crate::store::{CellStore, RawCell};
 use crate::workbook::Workbook;
 use crate::worksheet::{SheetCtx, SheetParser};

@@ -7,139 +7,75 @@
 //!
 //! A cut can land where a row start is not at table level (inside a row
 //! group, a nested table, a comment). The chunk before it then fails, or
-//! does not end at table level, and the whole table is parsed serially
-//! instead, which also gives exact errors: chunked and serial results are
-//! identical by construction.
+//! does not end at table level, and the stitch refuses; the caller then
+//! reads the part again without row chunks (`load.rs`), so chunked and
+//! serial results are identical by construction.
 
-use super::table::{GRID_ROWS, ParsedTable, Partial, TableCfg, finish_table};
-use super::xml::ends_name;
+use super::table::{GRID_ROWS, ParsedTable, Partial};
+use crate::error::Result;
+use crate::pipeline::join::Ordered;
 use crate::store::T_INLINE;
-use memchr::memmem;
-
-/// Tables at least this big (bytes of XML) are parsed in chunks.
-pub(crate) const CHUNKED_MIN: usize = 8 << 20;
-/// Smallest chunk.
-const CHUNK_MIN: usize = 2 << 20;
-
-/// Offsets where the chunks of the table spanning `start..end` begin: the
-/// first is `start` (its start tag), the others `<table:table-row` starts
-/// near equal divisions into `pieces`.
-pub(crate) fn split_points(buf: &[u8], start: usize, end: usize, pieces: usize) -> Vec<usize> {
-    const ROW: &[u8] = b"<table:table-row";
-    let len = end.saturating_sub(start);
-    let pieces = pieces.min(len / CHUNK_MIN).max(1);
-    let finder = memmem::Finder::new(ROW);
-    let mut out = vec![start];
-    let mut from = start;
-    for k in 1..pieces {
-        let target = (start + len / pieces * k).max(from + 1);
-        let mut at = target;
-        let found = loop {
-            let Some(hay) = buf.get(at..end) else {
-                break None;
-            };
-            let Some(i) = finder.find(hay) else {
-                break None;
-            };
-            let cand = at + i;
-            if ends_name(buf.get(cand + ROW.len())) {
-                break Some(cand);
-            }
-            at = cand + ROW.len();
-        };
-        match found {
-            Some(p) => {
-                out.push(p);
-                from = p;
-            }
-            None => break,
-        }
-    }
-    out
-}
-
-/// Stitches the chunks of one table in order; `None` when they do not
-/// form the table (a cut at the wrong level) or together pass a limit, so
-/// that the caller parses the table serially.
-pub(crate) fn stitch(parts: Vec<Partial>, cfg: TableCfg<'_>) -> Option<ParsedTable> {
-    let n = parts.len();
-    let mut stitcher = Stitcher::default();
-    for (seq, p) in parts.into_iter().enumerate() {
-        stitcher.add(seq, Ok(p));
-    }
-    let whole = stitcher.finish(n)?;
-    if whole.used > cfg.limits.max_cells_per_sheet || whole.expanded > cfg.expand_max() {
-        return None;
-    }
-    finish_table(whole, cfg).ok()
-}
 
 /// A table's chunks stitched one by one as they finish (any order in, in
-/// order out), so the overlapped read (`progressive.rs`) appends on the
-/// workers while parsing goes on, instead of in phase C; [`stitch`] uses
-/// it too.
+/// order out: the pipeline's ordered join), appended to the first.
 #[derive(Default)]
 pub(crate) struct Stitcher {
     /// The chunks joined so far, as one partial table.
     acc: Option<Partial>,
-    /// Sequence number of the next chunk to join.
-    next: usize,
-    waiting: std::collections::BTreeMap<usize, crate::error::Result<Partial>>,
+    order: Ordered<Result<Partial>>,
     /// A chunk failed, closed the table early, or would not fit.
     broken: bool,
 }
 
 impl Stitcher {
     /// Files chunk `seq`'s outcome and joins every chunk now next in order.
-    pub(crate) fn add(&mut self, seq: usize, res: crate::error::Result<Partial>) {
-        self.waiting.insert(seq, res);
-        while let Some(res) = self.waiting.remove(&self.next) {
-            self.next += 1;
-            self.join(res);
-        }
-    }
-
-    fn join(&mut self, res: crate::error::Result<Partial>) {
-        if self.broken {
-            return;
-        }
-        let Ok(p) = res else {
-            self.broken = true;
-            return;
-        };
-        let Some(acc) = self.acc.as_mut() else {
-            self.acc = Some(p);
-            return;
-        };
-        // Only the last chunk may close the table.
-        if acc.closed || append(&mut acc.table, p.table, acc.rows, &mut acc.clipped).is_none() {
-            self.broken = true;
-            return;
-        }
-        let offset = acc.rows;
-        acc.hidden_runs.extend(
-            p.hidden_runs
-                .iter()
-                .map(|&(r, c)| (r.saturating_add(offset), c)),
-        );
-        acc.clipped |= p.clipped;
-        acc.rows = offset.saturating_add(p.rows);
-        acc.used = acc.used.saturating_add(p.used);
-        acc.expanded = acc.expanded.saturating_add(p.expanded);
-        acc.closed = p.closed;
+    pub(crate) fn add(&mut self, seq: usize, res: Result<Partial>) {
+        let (acc, broken) = (&mut self.acc, &mut self.broken);
+        self.order.add(seq, res, |r| join(acc, broken, r));
     }
 
     /// True when chunks `0..n` have all come in (joined or failed).
     pub(crate) fn has(&self, n: usize) -> bool {
-        self.next >= n
+        self.order.released() >= n
     }
 
     /// The whole table as one closed partial when all `parts` chunks
-    /// joined into it; `None` sends the table to the serial parse.
+    /// joined into it; `None` when they do not form the table.
     pub(crate) fn finish(self, parts: usize) -> Option<Partial> {
         let acc = self.acc?;
-        (!self.broken && self.next == parts && acc.closed).then_some(acc)
+        (!self.broken && self.order.released() == parts && acc.closed).then_some(acc)
     }
+}
+
+/// Joins the next chunk in order onto `acc`.
+fn join(acc: &mut Option<Partial>, broken: &mut bool, res: Result<Partial>) {
+    if *broken {
+        return;
+    }
+    let Ok(p) = res else {
+        *broken = true;
+        return;
+    };
+    let Some(acc) = acc.as_mut() else {
+        *acc = Some(p);
+        return;
+    };
+    // Only the last chunk may close the table.
+    if acc.closed || append(&mut acc.table, p.table, acc.rows, &mut acc.clipped).is_none() {
+        *broken = true;
+        return;
+    }
+    let offset = acc.rows;
+    acc.hidden_runs.extend(
+        p.hidden_runs
+            .iter()
+            .map(|&(r, c)| (r.saturating_add(offset), c)),
+    );
+    acc.clipped |= p.clipped;
+    acc.rows = offset.saturating_add(p.rows);
+    acc.used = acc.used.saturating_add(p.used);
+    acc.expanded = acc.expanded.saturating_add(p.expanded);
+    acc.closed = p.closed;
 }
 
 /// Appends chunk `t` (rows relative) to `out`, its rows shifted by
@@ -214,7 +150,7 @@ fn append(out: &mut ParsedTable, t: ParsedTable, offset: u64, clipped: &mut bool
 
 #[cfg(test)]
 mod tests {
-    use super::super::table::{parse_chunk, parse_table};
+    use super::super::table::{TableCfg, finish_table, parse_chunk, parse_table};
     use super::*;
     use std::sync::atomic::AtomicU64;
 
@@ -242,12 +178,16 @@ mod tests {
         let budget = AtomicU64::new(0);
         let mut points = vec![start];
         points.extend_from_slice(cuts);
-        let mut parts = Vec::new();
-        for (k, &p) in points.iter().enumerate() {
+        let mut st = Stitcher::default();
+        for (k, &p) in points.iter().enumerate().rev() {
             let limit = points.get(k + 1).copied().unwrap_or(buf.len());
-            parts.push(parse_chunk(&buf[..limit], p, cfg, k == 0, &budget).ok()?);
+            st.add(k, parse_chunk(&buf[..limit], p, cfg, k == 0, &budget));
         }
-        stitch(parts, cfg)
+        let whole = st.finish(points.len())?;
+        if whole.used > cfg.limits.max_cells_per_sheet || whole.expanded > cfg.expand_max() {
+            return None;
+        }
+        finish_table(whole, cfg).ok()
     }
 
     #[test]
@@ -304,21 +244,5 @@ mod tests {
                 assert_eq!(dump(&t), serial, "cut at {cut}");
             }
         }
-    }
-
-    #[test]
-    fn splits_at_row_starts_only() {
-        let row = "<table:table-row><table:table-cell/></table:table-row>";
-        let body = format!(
-            "<table:table>{}<table:table-rows>{}</table:table-rows></table:table>",
-            row.repeat(100_000),
-            row.repeat(10)
-        );
-        let b = body.as_bytes();
-        let pts = split_points(b, 0, b.len(), 4);
-        assert_eq!(pts.len(), 2, "{} bytes allow 2 chunks of 2 MiB", b.len());
-        assert_eq!(pts[0], 0);
-        assert!(body[pts[1]..].starts_with("<table:table-row>"));
-        assert_eq!(split_points(b, 0, 1000, 4), vec![0]);
     }
 }

@@ -28,12 +28,12 @@
 use super::names::{RawName, read_named_expressions};
 use super::split::read_prelude;
 use super::table::{ParsedTable, empty_table, is_group};
-use super::window::Window;
 use super::xml::{attr, attr_string, shift, xml_err};
 use super::{MAX_TABLES, PART, defined_names, sheet_of, workbook};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::OpenStats;
 use crate::options::OpenOptions;
+use crate::pipeline::window::Window;
 use crate::workbook::Workbook;
 use memchr::memmem;
 use ream_xml::{TagKind, next_tag, skip_element};
@@ -255,7 +255,7 @@ pub(super) fn open(
     let max_depth = opts.limits.max_xml_depth;
     let piped = opts.effective_threads(usize::MAX) > 1;
     let (lister, hidden_styles, inflated, left) = {
-        let mut w = Window::new(&archive, &entry, opts.stream_block, piped)?;
+        let mut w = Window::new(&archive, &entry, PART, opts.stream_block, piped)?;
         w.advance(0)?;
         let prelude = loop {
             match read_prelude(w.data(), max_depth) {

@@ -13,9 +13,8 @@
 //! near-miss cells (and a cut in a streamed block only makes it decline).
 //! What it saves is the general reader's attribute record,
 //! tag and child bookkeeping: on seed.ods (callgrind, one thread) the
-//! open takes 154 M instructions with it, 190 M without. Booleans and
-//! formula cells (3 of the 10 cells of a giant.ods row) take it too; the
-//! general reader spends about 570 instructions on a formula cell.
+//! open takes 154 M instructions against 190 M through the general
+//! reader, which costs about 570 instructions a formula cell.
 
 use super::cell::{ValueType, find2, is_plain_short, quoted_value_type};
 use super::table::{GRID_COLS, GRID_ROWS, TableParser};

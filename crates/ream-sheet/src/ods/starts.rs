@@ -1,6 +1,6 @@
 //! Finds every `<table:table` start tag (the name followed by white
 //! space, `>` or `/`): the table candidates that `split.rs` (whole part)
-//! and `windowed.rs` (sliding window) count, which must agree exactly.
+//! and `load.rs` (sliding window) count, which must agree exactly.
 //!
 //! `memmem` stops at every `<table:table-cell` and `<table:table-row`,
 //! about five times per cell; restarting it there made this search 14 %

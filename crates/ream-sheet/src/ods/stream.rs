@@ -7,7 +7,7 @@
 //! `<table:table-row` it holds, and the rows before the cut are parsed by
 //! the same table walker as the loaded open (`table.rs`), which carries
 //! its row count, nesting and limit counters from block to block
-//! ([`Cursor`]). So cells, values and errors are those of the loaded
+//! ([`Carry`]). So cells, values and errors are those of the loaded
 //! read, rows are absolute, and memory is one block (at most 4 MiB of XML
 //! plus the longest row) and its cells, however long the sheet.
 //!
@@ -22,11 +22,11 @@
 
 use super::PART;
 use super::lazy::Layout;
-use super::table::{Cursor, ParsedTable, TableCfg, empty_table, parse_block};
-use super::window::Window;
+use super::table::{Carry, ParsedTable, TableCfg, empty_table, parse_block_into};
 use super::xml::ends_name;
 use crate::error::{Error, Result};
 use crate::options::Limits;
+use crate::pipeline::window::Window;
 use crate::store::CellStore;
 use memchr::memmem;
 
@@ -43,7 +43,8 @@ pub(crate) struct OdsRows<'w> {
     window: Option<Window>,
     /// Where the walk continues in the window.
     pos: usize,
-    cur: Cursor,
+    /// Where the table walk stands between blocks.
+    carry: Carry,
     /// The current block's cells.
     out: ParsedTable,
     done: bool,
@@ -72,7 +73,13 @@ impl<'w> OdsRows<'w> {
         let cached = layout.take_window().filter(|w| w.base <= start);
         let mut window = match cached {
             Some(w) => w,
-            None => Window::new(&layout.archive, &layout.entry, first_block, layout.piped)?,
+            None => Window::new(
+                &layout.archive,
+                &layout.entry,
+                PART,
+                first_block,
+                layout.piped,
+            )?,
         };
         window
             .seek(start)
@@ -82,7 +89,7 @@ impl<'w> OdsRows<'w> {
             limits,
             window: Some(window),
             pos: 0,
-            cur: Cursor::default(),
+            carry: Carry::default(),
             out: empty_table(0),
             done: false,
             sheet: sheet.to_string(),
@@ -122,15 +129,15 @@ impl<'w> OdsRows<'w> {
                 cut(data, self.pos, &self.row_start, &self.table_end)
             };
             if let Some(cut) = cut {
-                let mut cur = self.cur;
-                let out = std::mem::replace(&mut self.out, empty_table(0));
                 let part = data.get(..cut).unwrap_or_default();
-                match parse_block(part, self.pos, cfg, &mut cur, out, !eof) {
-                    Ok((out, end)) => {
-                        self.out = out;
-                        self.cur = cur;
+                let carry = &mut self.carry;
+                match parse_block_into(part, self.pos, cfg, carry, &mut self.out, !eof) {
+                    Ok(end) => {
+                        // Hidden rows and columns are not streamed.
+                        carry.hidden_runs.clear();
+                        carry.hidden_col_runs.clear();
                         self.pos = end;
-                        self.done = cur.closed;
+                        self.done = carry.cur.closed;
                         if !self.out.store.cells.is_empty() {
                             self.out.store.normalize(true);
                             self.out.store.seal_text();

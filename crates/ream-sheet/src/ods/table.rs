@@ -273,7 +273,7 @@ fn parse_part<'a>(
     }
 }
 
-/// Where a streamed table's walk stands between blocks (`stream.rs`):
+/// Where a table's walk stands between blocks (`load.rs`, `stream.rs`):
 /// everything the walk carries from one row to the next.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Cursor {
@@ -289,33 +289,6 @@ pub(crate) struct Cursor {
     pub expanded: u64,
     pub formula_bytes: u64,
     pub clipped: bool,
-}
-
-/// Parses the next block of a streamed table into `out` (cleared by the
-/// caller): `buf[from..]` holds the bytes read so far; the first block
-/// starts at the table's start tag. With `more_follows`, running out of
-/// tags stops the walk (the caller cuts `buf` at a row start, so the walk
-/// stops between rows); without it, it is the serial parse's truncation
-/// error. Rows are absolute. Returns the table and where the walk
-/// stopped; `cur` is only updated on success, so a failed block can be
-/// parsed again from the same place with more bytes. Hidden rows and
-/// columns are not kept (see [`parse_block_into`]).
-pub(crate) fn parse_block(
-    buf: &[u8],
-    from: usize,
-    cfg: TableCfg<'_>,
-    cur: &mut Cursor,
-    out: ParsedTable,
-    more_follows: bool,
-) -> Result<(ParsedTable, usize)> {
-    let mut carry = Carry {
-        cur: *cur,
-        ..Carry::default()
-    };
-    let mut out = out;
-    let end = parse_block_into(buf, from, cfg, &mut carry, &mut out, more_follows)?;
-    *cur = carry.cur;
-    Ok((out, end))
 }
 
 /// What a table parsed block by block carries from one block to the next:
@@ -385,9 +358,14 @@ impl Lens {
     }
 }
 
-/// [`parse_block`] appending to `out` (the table so far) and carrying the
-/// hidden runs in `carry`: a whole table read block by block over a
-/// window (`windowed.rs`). On an error everything the block added to
+/// Parses the next block of a table read block by block over a window
+/// (`load.rs`, `stream.rs`), appending to `out` (the table so far) and
+/// carrying the walk and the hidden runs in `carry`: `buf[from..]` holds
+/// the bytes read so far; the first block starts at the table's start
+/// tag. With `more_follows`, running out of tags stops the walk (the
+/// caller cuts `buf` at a row start, so the walk stops between rows);
+/// without it, it is the serial parse's truncation error. Rows are
+/// absolute. On an error everything the block added to
 /// `out` and `carry` is taken back, so the block can be parsed again from
 /// `from` with more bytes. Returns where the walk stopped.
 pub(crate) fn parse_block_into(

@@ -65,7 +65,7 @@ pub(crate) fn open_stream(stream: &[u8], opts: &OpenOptions, t0: Instant) -> Res
                 .is_some_and(|s| s.kind == SheetKind::Worksheet)
         })
         .collect();
-    let threads = opts.effective_threads(jobs.len());
+    let threads = opts.effective_threads_for(jobs.len(), stream.len() as u64);
     let parsed = parse_all(stream, &g, &sst, &jobs, threads, opts)?;
     let phase_b_s = t1.elapsed().as_secs_f64();
     let mut cells = 0u64;

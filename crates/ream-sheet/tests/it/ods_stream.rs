@@ -92,6 +92,41 @@ fn streamed(bytes: &[u8], block: usize) -> Result<Seen, String> {
     streamed_with(bytes, block, true)
 }
 
+/// The loaded read with tiny row chunks on `threads` threads, seen as
+/// [`loaded`] sees it.
+fn loaded_on(bytes: &[u8], threads: usize) -> Result<Seen, String> {
+    let opts = OpenOptions::new().threads(threads).tune_chunk_bytes(256);
+    let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| error_text(&e))?;
+    let (sheets, names) = listing(&wb);
+    let rows = (0..wb.sheets().len())
+        .map(|i| Ok(loaded_rows(&wb, i)))
+        .collect();
+    Ok((sheets, names, rows))
+}
+
+/// Streaming = loaded = serial on the fixture, on 1 to 8 threads.
+#[test]
+fn streamed_and_loaded_agree_on_every_thread_count() {
+    let bytes = package(&fixture());
+    let want = loaded(&bytes);
+    assert!(want.is_ok());
+    for threads in 1..=8 {
+        assert_eq!(
+            loaded_on(&bytes, threads),
+            want,
+            "loaded, threads {threads}"
+        );
+        for block in [100, 4096] {
+            let piped = threads > 1;
+            assert_eq!(
+                streamed_with(&bytes, block, piped),
+                want,
+                "streamed, threads {threads}, block {block}"
+            );
+        }
+    }
+}
+
 const HIDDEN_STYLE: &str = r#"<style:style style:name="ta2" style:family="table"><style:table-properties table:display="false"/></style:style>"#;
 
 fn typed_row(i: usize) -> String {

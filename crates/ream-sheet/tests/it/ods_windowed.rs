@@ -1,6 +1,6 @@
-//! The loaded ODS open on one or two threads over a sliding window of
-//! `content.xml` (`ods/windowed.rs`) gives the whole-part read's workbook
-//! or error, for every first block size, on fixtures, hostile inputs and
+//! The loaded ODS open over a sliding window of `content.xml`
+//! (`ods/load.rs`) gives the one-block read's workbook or error, for every
+//! first block size and 1 to 8 threads, on fixtures, hostile inputs and
 //! the corpus.
 
 use crate::ods::{
@@ -12,26 +12,21 @@ use ream_sheet::{Limits, OpenOptions, Workbook};
 
 const MIME: &str = "application/vnd.oasis.opendocument.spreadsheet";
 
-/// The whole-part read (one thread; the default chunk size keeps these
-/// small parts off the windowed read).
+/// The reference: one parser and one block holding the fixture whole.
 fn whole(bytes: &[u8], limits: Limits) -> Result<Vec<String>, String> {
-    let opts = OpenOptions::new().parallel(false).limits(limits);
+    let opts = crate::ods::serial_opts().limits(limits);
     let wb = Workbook::from_bytes(bytes.to_vec(), &opts).map_err(|e| e.to_string())?;
-    assert!(!wb.stats().windowed);
     Ok(dump(&wb))
 }
 
-/// The windowed read with a chunk size that puts every part over the size
-/// rule and first block `block`, on one thread and on two (row chunks for
-/// the second, or the second only inflating ahead), which must agree.
-/// Also says whether the window was used (it gives up on errors and odd
-/// input).
+/// The windowed read with tiny row chunks and first block `block`, on 1
+/// to 8 threads, which must agree. Also says whether the window was used
+/// (it gives up on errors and odd input).
 fn windowed(bytes: &[u8], limits: Limits, block: usize) -> (Result<Vec<String>, String>, bool) {
-    let read = |threads: usize, row_chunks_min: usize| {
+    let read = |threads: usize| {
         let opts = OpenOptions::new()
             .threads(threads)
             .tune_chunk_bytes(64)
-            .tune_row_chunks_min(row_chunks_min)
             .tune_stream_block(block)
             .limits(limits);
         match Workbook::from_bytes(bytes.to_vec(), &opts) {
@@ -39,11 +34,11 @@ fn windowed(bytes: &[u8], limits: Limits, block: usize) -> (Result<Vec<String>, 
             Err(e) => (Err(e.to_string()), false),
         }
     };
-    let one = read(1, 1);
-    for (row_chunks_min, how) in [(1, "row chunks"), (usize::MAX, "inflating ahead")] {
-        let two = read(2, row_chunks_min);
-        same(&two.0, &one.0, &format!("two threads ({how}) against one"));
-        assert_eq!(two.1, one.1, "window used on one thread and on two ({how})");
+    let one = read(1);
+    for threads in 2..=8 {
+        let more = read(threads);
+        same(&more.0, &one.0, &format!("{threads} threads against one"));
+        assert_eq!(more.1, one.1, "window used on one thread and on {threads}");
     }
     one
 }
@@ -327,7 +322,6 @@ fn two_threads_parse_row_chunks_with_the_whole_read_result() {
                 let opts = OpenOptions::new()
                     .threads(2)
                     .tune_chunk_bytes(chunk)
-                    .tune_row_chunks_min(1)
                     .tune_stream_block(block);
                 let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
                 let ctx = format!("chunked {chunked}, chunk {chunk}, first block {block}");

@@ -1,50 +1,33 @@
-//! The loaded ODS open on one or two threads over a sliding window of
-//! `content.xml`, instead of inflating the part whole first.
+//! The loaded ODS open: `content.xml` read in one pass over the
+//! pipeline's sliding window (`crate::pipeline`), whatever the thread
+//! count, so the XML in memory is one window plus the units in flight.
 //!
-//! The whole-part read costs more than its parse there: giant.ods
-//! holds 1.16 GiB of XML, and faulting in a buffer that size takes 1.8 to
-//! 4.5 s of system time on a 2-core VM, more than inflating and parsing
-//! it. This read walks the same outline as phase C (`mod.rs`) over a
-//! [`Window`], so the XML in memory is one block plus the longest row, or
-//! a few chunks on two threads. Blocks stop at 512 KiB (still in the
-//! core's cache when parsed: seed.ods on one thread 16-21 ms against
-//! 19-27 ms with 4 MiB blocks) until a table is cut into row chunks for
-//! the helper, which then reads 4 MiB a block:
+//! This thread inflates and walks the outline (the top level of
+//! `office:spreadsheet`: tables, named expressions, anything else
+//! skipped). A table is handed to the pool's parsers in units: a table of
+//! [`SEND_MIN`] bytes or more whose successor already starts in the
+//! window goes whole, a longer one is cut at `<table:table-row` starts
+//! into row chunks of `chunk_bytes` (4 MiB by default, rows relative to
+//! the chunk), and the rest of a table is parsed here, on the window.
+//! Chunks are joined in order (`chunks::Stitcher`). With one parser
+//! (`threads` 1) nothing is handed over: every table is parsed in place,
+//! block by block (`table::parse_block_into`). Blocks stop at 512 KiB
+//! (still in the core's cache when parsed) until a table is cut into row
+//! chunks, and then grow to 4 MiB.
 //!
-//! * **One thread**: each table is parsed block by block with the table
-//!   walker (`table::parse_block_into`, cut at row starts like the row
-//!   stream).
-//! * **Two threads, part under `row_chunks_min` chunks** (256 MiB by
-//!   default): the helper inflates ahead and this thread parses, as on
-//!   one thread. This is as fast or faster than the row chunks below up
-//!   to 240 MB of XML (seed.ods 10.0 against 12.1 ms at best, 60 MB 35
-//!   against 47 ms).
-//! * **Two threads, bigger part**: this thread inflates and walks the
-//!   outline; a big table's rows are cut into owned chunks of
-//!   `chunk_bytes` and parsed by a helper thread (`chunk_pool.rs`, rows
-//!   relative to the chunk), the rest of the table here, and the chunks
-//!   are stitched in order (`chunks::Stitcher`); a table of 64 KiB or
-//!   more whose successor
-//!   already starts in the window is sent whole. On giant.ods the
-//!   two-thread open takes 0.9-1.1 s this way, 1.4-1.5 s with the helper
-//!   only inflating ahead. Where a chunk cannot stand alone (a cut inside a row
-//!   group or a nested table, anything but white space between a table
-//!   sent whole and the next) the part is read again with the helper only
-//!   inflating ahead, so such files cost a second pass, never a wrong
-//!   result.
-//!
-//! The result must be the whole-part read's, so this read gives up (the
-//! caller then reads the part whole, and reports that read's error) on
-//! anything unusual: any error at all, a unit (skipped element, named
-//! expressions, the prelude, a row) longer than [`MAX_SPAN`], or more
-//! than `MAX_TABLES` table candidates. The repeat budget of a table
-//! depends on the number of `<table:table` candidates in the whole part,
-//! known only at its end: tables are walked with the count so far (a
-//! larger, more permissive budget) and checked against the final count
-//! when finished, as the whole-part read checks them.
+//! The result must be the whole-part read's (`mod.rs`), so this read
+//! gives up on anything unusual: any error at all, a unit (skipped
+//! element, named expressions, the prelude, a row) longer than
+//! [`MAX_SPAN`], or more than `MAX_TABLES` table candidates; the caller
+//! then reads the part whole and reports that read's error. Where a chunk
+//! cannot stand alone (a cut inside a row group or a nested table,
+//! anything but white space between a table sent whole and the next) the
+//! part is read again with every table parsed in place. The repeat budget
+//! of a table depends on the number of `<table:table` candidates in the
+//! whole part, known only at its end: tables are walked with the count so
+//! far (a larger, more permissive budget) and checked against the final
+//! count when finished, as the whole-part read checks them.
 
-use super::MAX_TABLES;
-use super::chunk_pool::{Done, Job, Pool};
 use super::chunks::Stitcher;
 use super::names::{RawName, read_named_expressions};
 use super::split::read_prelude;
@@ -53,8 +36,11 @@ use super::stream::{ROW_START, TABLE_END, cut};
 use super::table::{
     Carry, ParsedTable, Partial, TableCfg, empty_table, finish_table, parse_block_into, parse_chunk,
 };
-use super::window::Window;
-use crate::options::Limits;
+use super::{MAX_TABLES, PART};
+use crate::error::Result;
+use crate::options::{Limits, OpenOptions};
+use crate::pipeline::pool::{self, Pool};
+use crate::pipeline::window::Window;
 use memchr::memmem;
 use ream_xml::{TagKind, next_tag, skip_element};
 use ream_zip::{Archive, Entry};
@@ -63,21 +49,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
-/// Most threads for which a big part is read this way: with more, the
-/// overlapped read (`progressive.rs`) parses on all of them. On two
-/// threads the window beat it on giant.ods, 1.5-1.7 s and 260 MiB RSS
-/// against 1.9-3.4 s and 1.4 GiB (most of the difference being page
-/// faults on the whole-part buffer), before the helper parsed chunks.
-pub(super) const MAX_THREADS: usize = 2;
-
 /// Most bytes the window may hold from the current position: a longer
 /// unit sends the open to the whole-part read (no rescans without bound).
 const MAX_SPAN: usize = 64 << 20;
 
-/// Smallest table sent whole to the helper (two threads).
+/// Smallest table sent whole to the pool.
 const SEND_MIN: usize = 64 << 10;
 
-/// What the windowed read produced.
+/// What the read over the window produced.
 pub(super) struct Windowed {
     /// The top-level tables, finished (hidden rows, limits checked).
     pub tables: Vec<ParsedTable>,
@@ -91,15 +70,49 @@ pub(super) struct Windowed {
     pub inflate_s: f64,
     /// Seconds to the end of the prelude (phase A).
     pub prelude_s: f64,
-    /// Threads used: 2 when a helper thread inflated or parsed.
+    /// Threads that parsed (this one included).
     pub threads: usize,
-    /// Row chunks and whole tables handed to the helper thread (two
-    /// threads; 0 when every table was parsed on the window).
+    /// Row chunks and whole tables handed to the pool (0 when every table
+    /// was parsed on the window).
     pub chunks: u64,
+    /// 1 when the units did not form the tables and the part was read
+    /// again with every table parsed in place.
+    pub fallbacks: u64,
 }
 
-/// The window and the table-candidate count.
-struct Reader<'p> {
+/// A unit handed to the pool: one chunk of a table's rows, or a whole
+/// table, copied out of the window.
+pub(super) struct Job<'l> {
+    /// The table's position among the tables read.
+    table: usize,
+    /// Position of the chunk in its table (0 starts at the start tag).
+    seq: usize,
+    /// The unit's bytes: from the table's start tag or a row start, to the
+    /// next chunk's row start (or the next table's start).
+    bytes: Vec<u8>,
+    /// The parse settings with the tables counted when it was cut.
+    cfg: TableCfg<'l>,
+    /// The cell budget shared by the chunks of one table.
+    budget: Arc<AtomicU64>,
+}
+
+/// A parsed unit: its table and position, result and buffer (for reuse).
+type Done = (usize, usize, Result<Partial>, Vec<u8>);
+
+/// The pool's parse function.
+fn parse_job(job: Job<'_>) -> Done {
+    let res = parse_chunk(&job.bytes, 0, job.cfg, job.seq == 0, &job.budget);
+    (job.table, job.seq, res, job.bytes)
+}
+
+/// The pipeline's pool for ODS units.
+type Units<'s, 'e, 'l> = Pool<'s, 'e, Job<'l>, Done>;
+
+/// Spent unit buffers kept for reuse.
+const SPARE: usize = 8;
+
+/// The window, the table-candidate count and the pool.
+struct Reader<'s, 'e, 'l> {
     w: Window,
     /// `<table:table` candidates after the prelude, counted so far.
     count: u64,
@@ -107,8 +120,11 @@ struct Reader<'p> {
     scanned: u64,
     row_start: memmem::FinderRev<'static>,
     table_end: memmem::Finder<'static>,
-    /// Two threads: the helper parsing row chunks, and the chunk size.
-    pool: Option<(&'p Pool<'p>, usize)>,
+    /// The parsers (`None`: every table parsed here, in place), and the
+    /// chunk size.
+    pool: Option<(Units<'s, 'e, 'l>, usize)>,
+    /// Spent unit buffers.
+    spare: Vec<Vec<u8>>,
     /// Row chunks handed to the pool.
     chunks: u64,
     /// With a pool: table starts counted and not yet passed (absolute).
@@ -122,7 +138,7 @@ struct Reader<'p> {
     whole_done: Vec<(usize, Option<Partial>)>,
 }
 
-impl Reader<'_> {
+impl<'l> Reader<'_, '_, 'l> {
     /// Counts the candidates in the bytes read since the last call; a
     /// match too close to the window's end to be judged waits for more.
     fn scan(&mut self) {
@@ -174,7 +190,7 @@ impl Reader<'_> {
     /// Parses the table whose start tag is at `start` in the window, block
     /// by block, with the repeat budget of the tables counted so far.
     /// Returns it unfinished and the position past its end tag.
-    fn table<'l>(&mut self, start: usize, cfg: &dyn Fn(u64) -> TableCfg<'l>) -> Option<Got> {
+    fn table(&mut self, start: usize, cfg: &dyn Fn(u64) -> TableCfg<'l>) -> Option<Got> {
         if let Some((pool, target)) = self.pool {
             return self.table_in_chunks(start, cfg, pool, target);
         }
@@ -183,7 +199,7 @@ impl Reader<'_> {
     }
 
     /// [`table`](Self::table) parsed on this thread, block by block.
-    fn table_serial<'l>(
+    fn table_serial(
         &mut self,
         start: usize,
         cfg: &dyn Fn(u64) -> TableCfg<'l>,
@@ -214,10 +230,10 @@ impl Reader<'_> {
     }
 }
 
-impl Reader<'_> {
-    /// [`table`](Self::table) on two threads: the rows are cut into owned
-    /// chunks of about `target` bytes at row starts and parsed by the
-    /// helper (or here, under back-pressure) while this thread inflates
+impl<'l> Reader<'_, '_, 'l> {
+    /// [`table`](Self::table) with other parsers: the rows are cut into
+    /// owned chunks of about `target` bytes at row starts and parsed by
+    /// the pool (or here, under back-pressure) while this thread inflates
     /// on; the rest of the table is parsed here, on the window, once its
     /// end may be in view, and the chunks are stitched in order.
     ///
@@ -232,11 +248,11 @@ impl Reader<'_> {
     /// ends off table level or closes the table early, and a rest that
     /// does not close it (a nested table), give `None`; the caller then
     /// reads the part again on the window alone.
-    fn table_in_chunks<'l>(
+    fn table_in_chunks(
         &mut self,
         start: usize,
         cfg: &dyn Fn(u64) -> TableCfg<'l>,
-        pool: &Pool<'_>,
+        pool: Units<'_, '_, 'l>,
         target: usize,
     ) -> Option<Got> {
         let budget = Arc::new(AtomicU64::new(0));
@@ -249,7 +265,7 @@ impl Reader<'_> {
         // Tables sent earlier that are back: filed now, so that their
         // buffers are reused.
         let back = pool.take_done();
-        self.file(back, key, &mut stitcher, pool);
+        self.file(back, key, &mut stitcher);
         loop {
             let next_table = self.table_after(own_start);
             let base = self.w.base;
@@ -264,7 +280,7 @@ impl Reader<'_> {
             match (cut_at, whole_to) {
                 // Small tables are not worth a hand-over (65,537 empty
                 // tables took 2.4 s sent one by one), and while a table
-                // already waits for the helper this thread parses the next
+                // already waits for a parser this thread parses the next
                 // one itself, from the window (no copy).
                 (_, Some(upto)) if upto.saturating_sub(pos) < SEND_MIN || pool.queued() > 0 => {
                     return self
@@ -272,7 +288,7 @@ impl Reader<'_> {
                         .map(|(p, end)| Got::Done(Box::new(p), end));
                 }
                 (_, Some(upto)) => {
-                    self.send(pool, cfg, (key, 0), pos..upto, budget)?;
+                    self.send(pool, cfg(self.count), (key, 0), pos..upto, budget)?;
                     self.sent += 1;
                     return Some(Got::Sent(upto));
                 }
@@ -285,20 +301,21 @@ impl Reader<'_> {
                     stitcher.add(seq, last);
                     let n = seq + 1;
                     while !stitcher.has(n) {
-                        let done = pool.wait_for(key);
-                        if done.is_empty() || self.file(done, key, &mut stitcher, pool) {
+                        let done = pool.wait_until(|d| d.iter().any(|d| d.0 == key));
+                        if done.is_empty() || self.file(done, key, &mut stitcher) {
                             return None;
                         }
                     }
                     return Some(Got::Done(Box::new(stitcher.finish(n)?), end_at));
                 }
                 (Some(e), _) if e.saturating_sub(pos) >= target => {
-                    self.send(pool, cfg, (key, seq), pos..e, Arc::clone(&budget))?;
+                    let c = cfg(self.count);
+                    self.send(pool, c, (key, seq), pos..e, Arc::clone(&budget))?;
                     self.w.full_sized();
                     seq += 1;
                     self.chunks += 1;
                     pos = e;
-                    if self.file(pool.take_done(), key, &mut stitcher, pool) {
+                    if self.file(pool.take_done(), key, &mut stitcher) {
                         return None;
                     }
                 }
@@ -309,9 +326,9 @@ impl Reader<'_> {
     }
 
     /// Files finished chunks of table `key` into `st`, and tables sent
-    /// whole into [`whole_done`](Reader::whole_done) (buffers back to
-    /// `pool`); true when a chunk of `key` failed.
-    fn file(&mut self, done: Vec<Done>, key: usize, st: &mut Stitcher, pool: &Pool<'_>) -> bool {
+    /// whole into [`whole_done`](Reader::whole_done) (buffers kept for
+    /// reuse); true when a chunk of `key` failed.
+    fn file(&mut self, done: Vec<Done>, key: usize, st: &mut Stitcher) -> bool {
         let mut bad = false;
         for (table, k, res, bytes) in done {
             if table == key {
@@ -320,7 +337,9 @@ impl Reader<'_> {
             } else {
                 self.whole_done.push((table, whole_table(res, &bytes)));
             }
-            pool.recycle(bytes);
+            if self.spare.len() < SPARE {
+                self.spare.push(bytes);
+            }
         }
         bad
     }
@@ -350,27 +369,25 @@ impl Reader<'_> {
         }
     }
 
-    /// Copies `range` of the window into a chunk (`at`: table key and
-    /// position; position 0 starts at the table's start tag) and queues
-    /// it on `pool` with the repeat budget of the tables counted so far.
-    fn send<'l>(
-        &self,
-        pool: &Pool<'_>,
-        cfg: &dyn Fn(u64) -> TableCfg<'l>,
+    /// Copies `range` of the window into a unit (table key and position;
+    /// position 0 starts at the table's start tag) and queues it on
+    /// `pool`, parsed with `cfg`.
+    fn send(
+        &mut self,
+        pool: Units<'_, '_, 'l>,
+        cfg: TableCfg<'l>,
         (table, seq): (usize, usize),
         range: std::ops::Range<usize>,
         budget: Arc<AtomicU64>,
     ) -> Option<()> {
-        let mut bytes = pool.buffer();
+        let mut bytes = self.spare.pop().unwrap_or_default();
+        bytes.clear();
         bytes.extend_from_slice(self.w.data().get(range)?);
-        let c = cfg(self.count);
         pool.submit(Job {
             table,
             seq,
             bytes,
-            first: seq == 0,
-            tables: c.tables,
-            depth_left: c.depth_left,
+            cfg,
             budget,
         });
         Some(())
@@ -399,7 +416,7 @@ fn whole_table(res: crate::error::Result<Partial>, bytes: &[u8]) -> Option<Parti
 enum Got {
     /// Parsed (stitched); the outline goes on from this position.
     Done(Box<Partial>, usize),
-    /// Sent whole to the helper; the outline goes on from this position
+    /// Sent whole to the pool; the outline goes on from this position
     /// (the next table's start), checked when the result comes.
     Sent(usize),
 }
@@ -412,61 +429,48 @@ enum Step {
     Done,
 }
 
-/// Reads `content.xml` of `archive` (entry `entry`) over a window, parsed
-/// on this thread and inflated on this one or (`piped`) on a helper
-/// thread; `None` when the caller must read it whole instead (see the
-/// module doc). The archive's inflate budget is charged once either way.
-pub(super) fn read(
-    archive: &Archive,
-    entry: &Entry,
-    limits: &Limits,
-    first_block: usize,
-    threads: usize,
-    chunk_bytes: usize,
-    row_chunks_min: usize,
-) -> Option<Windowed> {
+/// Reads `content.xml` of `archive` (entry `entry`) over a window with
+/// `opts.effective_threads` parsers (at most one per core); `None` when the caller must read it
+/// whole instead (see the module doc). The archive's inflate budget is
+/// charged once either way.
+pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Option<Windowed> {
     let t0 = Instant::now();
-    // Row chunks for the helper only in a part of `row_chunks_min` chunks
-    // or more; below, the helper inflating ahead is as fast or faster.
-    let cut_rows = (row_chunks_min as u64).saturating_mul(chunk_bytes as u64);
-    if threads > 1 && entry.uncompressed_size >= cut_rows {
-        let w = Window::new(archive, entry, first_block, false).ok()?;
-        let pool = Pool::new(limits);
-        let res = std::thread::scope(|s| {
-            let helper = std::thread::Builder::new()
-                .name("ream-ods-parse".into())
-                .spawn_scoped(s, || pool.serve());
-            if helper.is_err() {
-                // No thread to be had: the tables are parsed here.
-                pool.close();
-            }
-            let res = read_from(w, limits, t0, 2, Some((&pool, chunk_bytes.max(1))));
-            pool.close();
-            res
+    let limits = &opts.limits;
+    let first_block = opts.stream_block;
+    // Parsers beyond the cores add switching, not speed: the thread count
+    // is capped at the available parallelism, this thread being one.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = opts.effective_threads(cores).saturating_sub(1);
+    if workers > 0 {
+        let w = Window::new(archive, entry, PART, first_block, false).ok()?;
+        let chunk = opts.chunk_bytes.max(1);
+        let (res, threads) = pool::run(workers, parse_job, |pool| {
+            read_from(w, limits, t0, Some((pool, chunk)))
         });
-        if res.is_some() {
-            return res;
+        if let Some(mut res) = res {
+            res.threads = threads;
+            return Some(res);
         }
         // A chunk cut where rows are grouped or tables nested, or an
-        // error: again with the tables parsed on the window (inflating on
-        // the helper), which gives up only where the serial read would.
+        // error: again with every table parsed here, on the window (the
+        // inflater running ahead on a thread of its own), which gives up
+        // only where the whole-part read fails.
         archive.refund(entry);
     }
-    let piped = threads > 1;
-    let w = Window::new(archive, entry, first_block, piped).ok()?;
-    let res = read_from(w, limits, t0, if piped { 2 } else { 1 }, None);
-    if res.is_none() {
-        archive.refund(entry);
+    let w = Window::new(archive, entry, PART, first_block, workers > 0).ok()?;
+    let mut res = read_from(w, limits, t0, None);
+    match res.as_mut() {
+        Some(r) => r.fallbacks = u64::from(workers > 0),
+        None => archive.refund(entry),
     }
     res
 }
 
-fn read_from<'p>(
+fn read_from<'l>(
     mut w: Window,
-    limits: &Limits,
+    limits: &'l Limits,
     t0: Instant,
-    threads: usize,
-    pool: Option<(&'p Pool<'p>, usize)>,
+    pool: Option<(Units<'_, '_, 'l>, usize)>,
 ) -> Option<Windowed> {
     let max_depth = limits.max_xml_depth;
     w.advance(0).ok()?;
@@ -491,6 +495,7 @@ fn read_from<'p>(
         row_start: memmem::FinderRev::new(ROW_START),
         table_end: memmem::Finder::new(TABLE_END),
         pool,
+        spare: Vec::new(),
         chunks: 0,
         starts: VecDeque::new(),
         tables_read: 0,
@@ -593,7 +598,8 @@ fn read_from<'p>(
         inflated,
         inflate_s,
         prelude_s,
-        threads,
+        threads: 1,
         chunks: r.chunks + r.sent,
+        fallbacks: 0,
     })
 }

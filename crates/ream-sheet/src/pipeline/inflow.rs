@@ -1,5 +1,5 @@
 //! Where a streaming reader gets its inflated bytes (the XLSX row stream in
-//! `rows.rs`, the ODS window in `ods/window.rs`): inflated on the calling
+//! `rows.rs`, the window in `window.rs`): inflated on the calling
 //! thread, or on a helper thread one or two blocks ahead (a two-stage
 //! pipeline: the helper inflates while the caller scans or parses, so a
 //! stream on two cores costs about the larger of the two, not their sum).
@@ -17,9 +17,9 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 /// Largest block for a reader that parses each block on the thread that
 /// just inflated it (no helper): the block is then still in that core's
-/// cache (a 1 MiB L2 per core holds it) and the buffer stays small. ODS
-/// seed on one thread: inflating takes 4.5-5.2 ms in 512 KiB blocks,
-/// about 7.6 ms in 4 MiB blocks.
+/// cache and the buffer stays small. ODS
+/// seed on one thread: inflating took 4.5-5.2 ms instead of about 7.6 with
+/// 4 MiB blocks.
 pub(crate) const CACHE_BLOCK: usize = 512 << 10;
 
 /// Largest block the helper inflates at once.

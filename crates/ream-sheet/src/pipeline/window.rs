@@ -1,32 +1,33 @@
-//! A sliding window over `content.xml` inflated block by block, for the
-//! constant-memory ODS passes (`lazy.rs`, `stream.rs`).
+//! A sliding window over one inflated ZIP entry, filled block by block:
+//! the source of every read of a big part (the ODS loaded read, listing
+//! pass and row stream).
 //!
 //! The window holds the bytes not yet consumed plus one more block;
 //! [`Window::advance`] drops what the caller is done with and reads on.
 //! Blocks start at `first_block` (64 KiB by default,
-//! [`OpenOptions::tune_stream_block`](crate::OpenOptions::tune_stream_block))
-//! and double up to 4 MiB, or up to [`CACHE_BLOCK`] (512 KiB) when this
+//! [`OpenOptions::stream_block`](crate::OpenOptions::stream_block)) and
+//! double up to 4 MiB, or up to [`CACHE_BLOCK`] (512 KiB) when this
 //! thread inflates and so also parses each block: the block is then still
-//! in the core's cache (a 1 MiB L2 per core holds it; seed.ods on one
-//! thread 16-21 ms against 19-27 ms with 4 MiB blocks, giant.ods the
-//! same). A request for the first rows of the first sheet inflates
+//! in the core's cache (seed.ods on one thread 16-21 ms against 19-27 ms
+//! with 4 MiB blocks, giant.ods unchanged). A request for the first rows of the first sheet inflates
 //! little. With several threads allowed the bytes are inflated
 //! ahead on a helper thread ([`Inflow`]). A UTF-16 part (legal,
 //! rare; the scanners read UTF-8) is read whole and transcoded on the
 //! first fill, as the loaded open does: memory is then the part's size.
 
-use super::PART;
+use super::inflow::{CACHE_BLOCK, Inflow};
 use crate::error::{Error, Result};
-use crate::inflow::{CACHE_BLOCK, Inflow};
 use ream_zip::{Archive, Entry};
 
 /// Largest block size.
 const MAX_BLOCK: usize = 4 << 20;
 
-/// Inflated bytes of `content.xml` from offset [`base`](Self::base) on.
-/// Holds a shared handle on the file's bytes, not a borrow, so a window
-/// can be kept between reads (`stream.rs` caches one).
-pub(super) struct Window {
+/// Inflated bytes of one part from offset [`base`](Self::base) on. Holds
+/// a shared handle on the file's bytes, not a borrow, so a window can be
+/// kept between reads (the ODS row stream caches one).
+pub(crate) struct Window {
+    /// The part's name, for errors.
+    part: &'static str,
     inflow: Inflow,
     buf: Vec<u8>,
     filled: usize,
@@ -44,16 +45,18 @@ pub(super) struct Window {
 impl Window {
     /// A window before the first byte (call [`advance`](Self::advance));
     /// `piped`: inflate on a helper thread.
-    pub fn new(
+    pub(crate) fn new(
         archive: &Archive,
         entry: &Entry,
+        part: &'static str,
         first_block: usize,
         piped: bool,
     ) -> Result<Window> {
         let reader = archive
             .stream_shared(entry)
-            .map_err(|e| Error::from(e).in_part(PART))?;
+            .map_err(|e| Error::from(e).in_part(part))?;
         Ok(Window {
+            part,
             inflow: Inflow::new(reader, piped, first_block),
             buf: Vec::new(),
             filled: 0,
@@ -67,24 +70,21 @@ impl Window {
     }
 
     /// Lets blocks grow to 4 MiB again on a window that inflates on this
-    /// thread (two-thread read: a table cut into row chunks for a helper).
-    pub fn full_sized(&mut self) {
+    /// thread (once a table is cut into row chunks for other parsers).
+    pub(crate) fn full_sized(&mut self) {
         self.max_block = MAX_BLOCK;
     }
 
     /// The bytes in the window.
-    pub fn data(&self) -> &[u8] {
+    pub(crate) fn data(&self) -> &[u8] {
         self.buf.get(..self.filled).unwrap_or_default()
     }
 
     /// Drops the first `keep` bytes (positions the caller holds move down
     /// by `keep`), then reads one more block unless at the end.
-    pub fn advance(&mut self, keep: usize) -> Result<()> {
+    pub(crate) fn advance(&mut self, keep: usize) -> Result<()> {
         let keep = keep.min(self.filled);
         if keep > 0 {
-            // Nothing to move when nothing is dropped: a window held at a
-            // table's start while it grows (`windowed.rs` on two threads)
-            // moved its whole content onto itself at every block.
             self.buf.copy_within(keep..self.filled, 0);
         }
         self.filled -= keep;
@@ -96,7 +96,7 @@ impl Window {
         let more = self
             .inflow
             .read_more(&mut self.buf, &mut self.filled, self.block)
-            .map_err(|e| e.in_part(PART));
+            .map_err(|e| e.in_part(self.part));
         self.inflate_s += t.elapsed().as_secs_f64();
         if !more? {
             self.eof = true;
@@ -114,8 +114,8 @@ impl Window {
     fn read_whole_utf16(&mut self) -> Result<()> {
         self.inflow
             .read_rest(&mut self.buf, &mut self.filled)
-            .map_err(|e| e.in_part(PART))?;
-        crate::encoding::ensure_utf8(&mut self.buf).map_err(|e| e.in_part(PART))?;
+            .map_err(|e| e.in_part(self.part))?;
+        crate::encoding::ensure_utf8(&mut self.buf).map_err(|e| e.in_part(self.part))?;
         self.filled = self.buf.len();
         self.eof = true;
         Ok(())
@@ -124,7 +124,7 @@ impl Window {
     /// Reads on until the window holds `offset` (absolute) and at least
     /// one block after it, dropping everything before it; `offset` is then
     /// at position 0. Fails when the part ends first.
-    pub fn seek(&mut self, offset: u64) -> Result<()> {
+    pub(crate) fn seek(&mut self, offset: u64) -> Result<()> {
         loop {
             let rel = offset.saturating_sub(self.base);
             if rel < self.filled as u64 {
@@ -132,10 +132,11 @@ impl Window {
             }
             if self.eof {
                 return Err(Error::malformed(format!(
-                    "content.xml ends at byte {} before offset {offset}",
+                    "{} ends at byte {} before offset {offset}",
+                    self.part,
                     self.base + self.filled as u64
                 ))
-                .in_part(PART));
+                .in_part(self.part));
             }
             let all = self.filled;
             self.advance(all)?;

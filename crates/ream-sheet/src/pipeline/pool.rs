@@ -1,0 +1,220 @@
+//! The parsers of the pipeline: a bounded queue of units between the
+//! reading thread and up to `workers` scoped worker threads.
+//!
+//! A worker starts when a unit is handed over and no started worker is
+//! idle, so a part that never hands anything over runs on one thread.
+//! Back-pressure: when more than `workers + 1` units wait, the reading
+//! thread parses the oldest itself, so memory stays at a few units per
+//! parser and no core idles while another has work. Results are collected
+//! in any order; the caller joins them (`join.rs`).
+
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::thread::Scope;
+
+struct State<J, D> {
+    queue: VecDeque<J>,
+    done: Vec<D>,
+    /// Units being parsed (by a worker or the reading thread).
+    running: usize,
+    /// Workers started, and those waiting for a unit.
+    workers: usize,
+    idle: usize,
+    closed: bool,
+}
+
+/// What the reading thread and the workers share.
+pub(crate) struct Shared<J, D> {
+    state: Mutex<State<J, D>>,
+    /// Signals a new unit or the end, to the workers.
+    work: Condvar,
+    /// Signals a finished unit, to the reading thread.
+    finished: Condvar,
+    parse: fn(J) -> D,
+    max_workers: usize,
+}
+
+/// A handle on the pool inside its scope (cheap to copy).
+pub(crate) struct Pool<'s, 'e, J, D> {
+    shared: &'e Shared<J, D>,
+    scope: &'s Scope<'s, 'e>,
+}
+
+impl<J, D> Clone for Pool<'_, '_, J, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<J, D> Copy for Pool<'_, '_, J, D> {}
+
+/// Runs `body` with a pool of at most `workers` threads parsing units with
+/// `parse`; waits for the workers when `body` returns. Returns `body`'s
+/// result and the threads that parsed (the reading thread included).
+pub(crate) fn run<J: Send, D: Send, R>(
+    workers: usize,
+    parse: fn(J) -> D,
+    body: impl FnOnce(Pool<'_, '_, J, D>) -> R,
+) -> (R, usize) {
+    let shared = Shared {
+        state: Mutex::new(State {
+            queue: VecDeque::new(),
+            done: Vec::new(),
+            running: 0,
+            workers: 0,
+            idle: 0,
+            closed: false,
+        }),
+        work: Condvar::new(),
+        finished: Condvar::new(),
+        parse,
+        max_workers: workers,
+    };
+    let r = std::thread::scope(|scope| {
+        let r = body(Pool {
+            shared: &shared,
+            scope,
+        });
+        shared.lock().closed = true;
+        shared.work.notify_all();
+        r
+    });
+    let started = shared.lock().workers;
+    (r, started + 1)
+}
+
+impl<J, D> Shared<J, D> {
+    fn lock(&self) -> MutexGuard<'_, State<J, D>> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Parses the oldest queued unit on this thread; false when none waits.
+    fn run_queued(&self) -> bool {
+        let job = {
+            let mut st = self.lock();
+            let j = st.queue.pop_front();
+            st.running += usize::from(j.is_some());
+            j
+        };
+        let Some(job) = job else {
+            return false;
+        };
+        let done = (self.parse)(job);
+        let mut st = self.lock();
+        st.running -= 1;
+        st.done.push(done);
+        drop(st);
+        self.finished.notify_all();
+        true
+    }
+
+    /// A worker's loop: parses queued units until the pool closes.
+    fn serve(&self) {
+        loop {
+            if self.run_queued() {
+                continue;
+            }
+            let mut st = self.lock();
+            if !st.queue.is_empty() {
+                continue;
+            }
+            if st.closed {
+                return;
+            }
+            st.idle += 1;
+            st = self.work.wait(st).unwrap_or_else(|p| p.into_inner());
+            st.idle -= 1;
+        }
+    }
+}
+
+impl<'s, 'e, J: Send + 'e, D: Send + 'e> Pool<'s, 'e, J, D> {
+    /// Queues a unit (starting a worker when none is idle and one more may
+    /// run); when too many wait, parses the oldest on this thread first.
+    pub(crate) fn submit(&self, job: J) {
+        let sh = self.shared;
+        let (spawn, full) = {
+            let mut st = sh.lock();
+            st.queue.push_back(job);
+            let spawn = st.idle == 0 && st.workers < sh.max_workers;
+            if spawn {
+                st.workers += 1;
+            }
+            (spawn, st.queue.len() > sh.max_workers + 1)
+        };
+        if spawn {
+            let started = std::thread::Builder::new()
+                .name("ream-parse".into())
+                .spawn_scoped(self.scope, move || sh.serve());
+            if started.is_err() {
+                // No thread to be had: the reading thread parses.
+                sh.lock().workers -= 1;
+            }
+        } else {
+            sh.work.notify_one();
+        }
+        if full {
+            sh.run_queued();
+        }
+    }
+
+    /// Units waiting for a parser.
+    pub(crate) fn queued(&self) -> usize {
+        self.shared.lock().queue.len()
+    }
+
+    /// The results finished so far.
+    pub(crate) fn take_done(&self) -> Vec<D> {
+        std::mem::take(&mut self.shared.lock().done)
+    }
+
+    /// Parses queued units here and waits for running ones until `enough`
+    /// holds of the finished results or nothing is left; returns them.
+    pub(crate) fn wait_until(&self, enough: impl Fn(&[D]) -> bool) -> Vec<D> {
+        let sh = self.shared;
+        loop {
+            if sh.run_queued() {
+                continue;
+            }
+            let mut st = sh.lock();
+            while !enough(&st.done) && st.queue.is_empty() && st.running > 0 {
+                st = sh.finished.wait(st).unwrap_or_else(|p| p.into_inner());
+            }
+            if enough(&st.done) || st.queue.is_empty() {
+                return std::mem::take(&mut st.done);
+            }
+        }
+    }
+
+    /// Waits until every unit handed over has finished; returns the
+    /// results not taken yet.
+    pub(crate) fn finish(&self) -> Vec<D> {
+        self.wait_until(|_| false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run;
+
+    fn square(x: u64) -> u64 {
+        x * x
+    }
+
+    #[test]
+    fn every_unit_is_parsed_once_on_any_number_of_workers() {
+        for workers in 0..=8 {
+            let (mut got, threads) = run(workers, square, |pool| {
+                for x in 0..100 {
+                    pool.submit(x);
+                }
+                pool.finish()
+            });
+            got.sort_unstable();
+            let want: Vec<u64> = (0..100).map(square).collect();
+            assert_eq!(got, want, "workers {workers}");
+            assert!(threads <= workers + 1);
+        }
+        let (_, threads) = run(4, square, |_pool| ());
+        assert_eq!(threads, 1, "no unit, no worker");
+    }
+}
