@@ -1,4 +1,4 @@
-//! Parallel XLSX, XLSM, ODS and XLS reader.
+//! Parallel XLSX, XLSM, XLSB, ODS and XLS reader.
 //!
 //! [`Workbook::open`] reads a whole XLSX or XLSM workbook in three phases:
 //!
@@ -23,6 +23,12 @@
 //! its globals once and its worksheets in parallel into the same model
 //! (cached values of formulas; every sheet loaded, so [`Workbook::rows`]
 //! reads loaded cells).
+//!
+//! An Excel binary workbook (`.xlsb`: BIFF12 records in the same ZIP
+//! package) is found by its workbook part, `xl/workbook.bin`; the `xlsb`
+//! module reads the workbook, styles and shared strings once and the
+//! worksheets in parallel into the same model (cached values of formulas;
+//! every sheet loaded, so [`Workbook::rows`] reads loaded cells).
 //!
 //! The per-cell path allocates nothing: a purpose-built scanner
 //! ([`ream_xml`]) walks the XML and writes 16-byte cells and string bytes
@@ -53,6 +59,7 @@ mod worksheet;
 #[cfg(test)]
 mod worksheet_props;
 mod xls;
+mod xlsb;
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::*;

@@ -115,7 +115,13 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         .iter()
         .find(|r| type_is(r, "officeDocument") && !r.external)
         .map(|r| r.target.clone())
-        .unwrap_or_else(|| "xl/workbook.xml".to_string());
+        .unwrap_or_else(|| match archive.find("xl/workbook.bin") {
+            Some(_) if archive.find("xl/workbook.xml").is_none() => "xl/workbook.bin".to_string(),
+            _ => "xl/workbook.xml".to_string(),
+        });
+    if wb_part.to_ascii_lowercase().ends_with(".bin") {
+        return crate::xlsb::open(archive, &wb_part, opts, t0, early_warnings);
+    }
     let wb_xml = match read_part(&archive, &wb_part)? {
         Some(x) => x,
         None if crate::ods::looks_like_ods(&archive) => {
