@@ -75,20 +75,15 @@ impl StandardAnalyzer {
         let format = sniff(&bytes);
         on_format(format);
         match format {
-            DocFormat::Xlsx | DocFormat::Xlsm | DocFormat::Ods | DocFormat::Xls => {
-                workbook(format, bytes, threads)
-            }
+            DocFormat::Xlsx
+            | DocFormat::Xlsm
+            | DocFormat::Xlsb
+            | DocFormat::Ods
+            | DocFormat::Xls => workbook(format, bytes, threads),
             DocFormat::Pdf => pdf(path),
             DocFormat::Text => {
                 Analysis::read(format, Summary::Text(text::scan(&bytes, self.text_key_cap)))
             }
-            DocFormat::Xlsb => Analysis::failed(
-                format,
-                Outcome::error(
-                    "unsupported",
-                    format!("ream cannot read {format} workbooks yet"),
-                ),
-            ),
             DocFormat::EncryptedOoxml => Analysis::failed(
                 format,
                 Outcome::error(

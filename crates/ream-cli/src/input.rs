@@ -58,7 +58,7 @@ impl Input {
     /// Opens the input as a workbook and reports its warnings on stderr.
     ///
     /// On failure the error names the input and, when the bytes are a
-    /// format the spreadsheet engine does not read (PDF, XLS, XLSB), says
+    /// format the spreadsheet engine does not read (PDF), says
     /// which and what to use instead; for bytes of no known format it says
     /// so.
     pub fn open(&self, opts: &OpenOptions) -> Result<Workbook> {
@@ -106,13 +106,6 @@ fn describe(e: SheetError, name: &str, format: Format) -> anyhow::Error {
         Format::Pdf => {
             let msg = format!(
                 "this is a PDF document, not a spreadsheet: use `ream pdf` (e.g. `ream pdf info {name}`)"
-            );
-            return unsupported(msg).context(name.to_string());
-        }
-        Format::Xlsb => {
-            let msg = format!(
-                "this is {}, which ream cannot read (it reads .xlsx, .xlsm, .ods and .xls); save it as .xlsx",
-                format.description()
             );
             return unsupported(msg).context(name.to_string());
         }

@@ -50,12 +50,12 @@ impl Format {
         }
     }
     /// True for the formats ream's spreadsheet engine (`ream::sheet`)
-    /// reads: XLSX, XLSM, ODS and XLS (BIFF5 to BIFF8). XLSB, PDF,
+    /// reads: XLSX, XLSM, XLSB, ODS and XLS (BIFF5 to BIFF8). PDF,
     /// encrypted packages and unknown bytes are false.
     pub fn is_readable_workbook(self) -> bool {
         matches!(
             self,
-            Format::Xlsx | Format::Xlsm | Format::Ods | Format::Xls
+            Format::Xlsx | Format::Xlsm | Format::Xlsb | Format::Ods | Format::Xls
         )
     }
     /// What the format is, in words, for messages: `an XLSX workbook`,
@@ -304,7 +304,8 @@ mod tests {
         assert_eq!(sniff_bytes(&Bytes::from_vec(buf)), Format::Xlsx);
         assert!(Format::Xlsx.is_readable_workbook());
         assert!(Format::Ods.is_readable_workbook());
-        assert!(!Format::Xlsb.is_readable_workbook());
+        assert!(Format::Xlsb.is_readable_workbook());
+        assert!(!Format::Pdf.is_readable_workbook());
         assert_eq!(
             Format::Xlsb.description(),
             "a binary Excel workbook (.xlsb)"
