@@ -21,7 +21,7 @@ main() {
   cd "$(dirname "$0")"
   local secs=${1:-30}
   shift || true
-  all=(zip_directory worksheet_scan xlsx_open ods_content xls_open xls_biff pdf_lexer pdf_xref pdf_open agg_line)
+  all=(zip_directory worksheet_scan xlsx_open ods_content xls_open xlsb_open xls_biff pdf_lexer pdf_xref pdf_open agg_line)
   targets=("$@")
   [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
   logs=${FUZZ_LOGS:-artifacts/logs}

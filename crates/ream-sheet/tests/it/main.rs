@@ -20,4 +20,5 @@ mod ods_windowed;
 mod paths;
 mod rows;
 mod xls;
+mod xlsb;
 mod zipkit;
