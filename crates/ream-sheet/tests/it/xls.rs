@@ -515,14 +515,16 @@ fn broken_filepass_records_are_clear_errors() {
     assert!(e.to_string().contains("version 9.9"), "{e}");
 }
 
-/// The corpus's RC4 workbooks saved with the default password open (the
-/// references refuse them); skipped without the corpus.
+/// The corpus's RC4 and RC4 CryptoAPI workbooks saved with the default
+/// password open (the references refuse them); skipped without the corpus.
 #[test]
 fn corpus_default_password_workbooks_open() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/xls");
     for name in [
         "phpss__tests_data_Reader_XLS_pwtest.xls",
         "phpss__tests_data_Reader_XLS_pwtest3.xls",
+        "poi__test-data_spreadsheet_50833.xls",
+        "calamine__tests_issue_385.xls",
     ] {
         let path = dir.join(name);
         if !path.exists() {
@@ -531,5 +533,11 @@ fn corpus_default_password_workbooks_open() {
         }
         let wb = Workbook::open(&path, &OpenOptions::new()).unwrap();
         assert_eq!(wb.sheets()[0].name(), "Sheet1", "{name}");
+        if name.contains("50833") {
+            assert_eq!(
+                wb.sheets()[0].get(0, 0).map(|c| c.value),
+                Some(Value::String("test cell value"))
+            );
+        }
     }
 }
