@@ -136,6 +136,10 @@ pub struct Args {
     /// Measure the run and print statistics on standard error.
     #[arg(long)]
     pub stats: bool,
+    /// Password of an encrypted XLS workbook, tried after Excel's default
+    /// password "VelvetSweatshop" (default: none).
+    #[arg(long, value_name = "PASSWORD")]
+    pub password: Option<String>,
 }
 
 /// The readers of one sheet: the header row (when asked) and the data rows.
@@ -321,6 +325,9 @@ pub fn run(a: &Args) -> Result<()> {
         // (`select_sheets`), so the listing may stop at the first sheet of
         // that name; without one it runs to the end and the others apply.
         Some(sel) => opts = opts.sheet_needed_named(sel),
+    }
+    if let Some(p) = &a.password {
+        opts = opts.password(p.as_str());
     }
     let input = read_input(&a.file, opts.map_mode)?;
     let wb = input.open(&opts)?;

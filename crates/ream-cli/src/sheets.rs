@@ -20,12 +20,20 @@ pub struct Args {
     /// Measure the run and print statistics on standard error.
     #[arg(long)]
     pub stats: bool,
+    /// Password of an encrypted XLS workbook, tried after Excel's default
+    /// password "VelvetSweatshop" (default: none).
+    #[arg(long, value_name = "PASSWORD")]
+    pub password: Option<String>,
 }
 
 /// Runs `ream sheets`.
 pub fn run(a: &Args) -> Result<()> {
     let meter = a.stats.then(Meter::start);
-    let wb = open_workbook(&a.file, &OpenOptions::new())?;
+    let mut opts = OpenOptions::new();
+    if let Some(p) = &a.password {
+        opts = opts.password(p.as_str());
+    }
+    let wb = open_workbook(&a.file, &opts)?;
     let mut out = open_output(None)?;
     if a.json {
         let mut doc = serde_json::to_vec_pretty(&to_json(&wb))?;

@@ -48,6 +48,10 @@ pub struct Args {
     /// and each sheet is inflated again up to its end).
     #[arg(long)]
     pub stream: bool,
+    /// Password of an encrypted XLS workbook, tried after Excel's default
+    /// password "VelvetSweatshop" (default: none).
+    #[arg(long, value_name = "PASSWORD")]
+    pub password: Option<String>,
 }
 
 /// Streams every sheet of `wb`, returning cells per sheet.
@@ -66,10 +70,13 @@ fn stream_cells(wb: &ream::sheet::Workbook) -> Result<Vec<(String, u64)>> {
 
 /// Runs `ream profile`.
 pub fn run(a: &Args) -> Result<()> {
-    let opts = OpenOptions::new()
+    let mut opts = OpenOptions::new()
         .threads(a.threads)
         .parallel(!a.serial)
         .load_cells(!a.stream);
+    if let Some(p) = &a.password {
+        opts = opts.password(p.as_str());
+    }
     let meter = Meter::start();
     let wb = open_workbook(&a.file, &opts);
     let sheets = match (&wb, a.stream) {

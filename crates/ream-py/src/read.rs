@@ -63,19 +63,25 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SheetArg {
 /// values that do not fit their dtype become null, with a ReamWarning),
 /// errors_as="null" (error cells null with a ReamWarning; "string": their
 /// text). A column mixing types becomes string with a MixedTypesWarning.
+/// password=None: the password of an encrypted XLS workbook, tried after
+/// Excel's default password "VelvetSweatshop".
 #[pyfunction]
-#[pyo3(signature = (path, sheet=SheetArg::Index(0), *, threads=0, **options))]
+#[pyo3(signature = (path, sheet=SheetArg::Index(0), *, threads=0, password=None, **options))]
 pub fn read_excel<'py>(
     py: Python<'py>,
     path: &Bound<'py, PyAny>,
     sheet: SheetArg,
     threads: usize,
+    password: Option<String>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = read_options(options)?;
     let source = Source::from_py(path)?;
     let path_text = source.path_text();
     let mut open = OpenOptions::new().threads(threads).load_cells(true);
+    if let Some(p) = password {
+        open = open.password(p);
+    }
     if let Some(pick) = sheet.pick() {
         open = open.cells_of(pick);
     }

@@ -20,13 +20,24 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 /// Opens the workbook at `path` (str, os.PathLike, bytes or a binary file
 /// object) without parsing its sheets: `read` and `iter_batches` stream the
 /// one sheet they are asked for. `threads` (0: one per core) bounds the
-/// threads a streamed sheet inflates on.
+/// threads a streamed sheet inflates on. `password` (default None) opens
+/// an encrypted XLS workbook, tried after Excel's default password
+/// "VelvetSweatshop".
 #[pyfunction]
-#[pyo3(signature = (path, threads=0))]
-pub fn open(py: Python<'_>, path: &Bound<'_, PyAny>, threads: usize) -> PyResult<Workbook> {
+#[pyo3(signature = (path, threads=0, *, password=None))]
+pub fn open(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    threads: usize,
+    password: Option<String>,
+) -> PyResult<Workbook> {
     let source = Source::from_py(path)?;
     let path = source.path_text();
-    let (wb, bytes) = source.open(py, &OpenOptions::new().threads(threads).load_cells(false))?;
+    let mut opts = OpenOptions::new().threads(threads).load_cells(false);
+    if let Some(p) = password {
+        opts = opts.password(p);
+    }
+    let (wb, bytes) = source.open(py, &opts)?;
     Ok(Workbook {
         wb: Arc::new(wb),
         bytes,

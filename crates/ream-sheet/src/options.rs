@@ -149,6 +149,12 @@ pub struct OpenOptions {
     /// sheet in one part and loads them all. No effect without
     /// `load_cells`.
     pub cells_of: Option<SheetPick>,
+    /// The password of an encrypted workbook (default `None`). XLS only:
+    /// a workbook encrypted with RC4 or RC4 CryptoAPI is tried first with
+    /// Excel's default password "VelvetSweatshop", then with this one; a
+    /// workbook neither opens is refused as
+    /// [`ErrorKind::Encrypted`](crate::ErrorKind::Encrypted).
+    pub password: Option<String>,
     /// Tuning knob: see [`OpenOptions::tune_chunk_bytes`].
     pub(crate) chunk_bytes: usize,
     /// Tuning knob: see [`OpenOptions::tune_stream_block`].
@@ -190,6 +196,7 @@ impl Default for OpenOptions {
             sheets_needed: None,
             sheet_needed_named: None,
             cells_of: None,
+            password: None,
         }
     }
 }
@@ -242,6 +249,12 @@ impl OpenOptions {
     /// sheet).
     pub fn cells_of(mut self, pick: SheetPick) -> OpenOptions {
         self.cells_of = Some(pick);
+        self
+    }
+    /// Sets [`password`](OpenOptions::password) (default `None`: the
+    /// default password only).
+    pub fn password(mut self, password: impl Into<String>) -> OpenOptions {
+        self.password = Some(password.into());
         self
     }
     /// Internal tuning knob, for tests and benchmarks only (hidden from the

@@ -200,9 +200,11 @@ class Workbook:
         memory of about three batches. Types come from a first streaming pass
         unless ``dtypes`` covers every column or ``infer_rows`` is given."""
 
-def open(path: _Path, threads: int = 0) -> Workbook:
+def open(path: _Path, threads: int = 0, *, password: Optional[str] = None) -> Workbook:
     """Opens a workbook (XLSX, XLSM, ODS) without parsing its sheets.
-    ``threads`` (0: one per core) bounds the threads a streamed sheet uses."""
+    ``threads`` (0: one per core) bounds the threads a streamed sheet uses.
+    ``password`` opens an encrypted XLS workbook (Excel's default password
+    "VelvetSweatshop" is tried first)."""
 
 @overload
 def read_excel(
@@ -218,6 +220,7 @@ def read_excel(
     on_error: Literal["raise", "null"] = "raise",
     errors_as: Literal["null", "string"] = "null",
     threads: int = 0,
+    password: Optional[str] = None,
 ) -> Table: ...
 @overload
 def read_excel(
@@ -233,6 +236,7 @@ def read_excel(
     on_error: Literal["raise", "null"] = "raise",
     errors_as: Literal["null", "string"] = "null",
     threads: int = 0,
+    password: Optional[str] = None,
 ) -> Dict[str, Table]:
     """Reads a sheet (name or 0-based index) into a Table, or with
     ``sheet=None`` every sheet into a dict of name to Table. The whole

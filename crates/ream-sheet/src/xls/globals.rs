@@ -2,6 +2,7 @@
 //! system, number formats and cell formats (which are dates), the
 //! shared-string table and the sheet list.
 
+use super::crypt::FILEPASS;
 use super::records::{CONTINUE, Records, Segments, Text, malformed, u16_at, u32_at};
 use crate::dates::{builtin_date_kind, format_date_kind};
 use crate::error::{Error, ErrorKind, Result};
@@ -14,7 +15,6 @@ const BOF: u16 = 0x0809;
 const EOF: u16 = 0x000A;
 const CODEPAGE: u16 = 0x0042;
 const DATEMODE: u16 = 0x0022;
-const FILEPASS: u16 = 0x002F;
 const FORMAT: u16 = 0x041E;
 const XF: u16 = 0x00E0;
 const SST: u16 = 0x00FC;
@@ -81,14 +81,8 @@ pub(super) fn read_globals(stream: &[u8], limits: &Limits) -> Result<Globals> {
     while let Some(r) = recs.next_record()? {
         match r.typ {
             EOF => break,
-            FILEPASS => {
-                return Err(Error::new(
-                    ErrorKind::Encrypted,
-                    "the workbook is encrypted (FILEPASS): ream cannot decrypt XLS yet",
-                )
-                .in_part("Workbook")
-                .at_offset(r.offset as u64));
-            }
+            // The stream was decrypted before (see `crypt`).
+            FILEPASS => {}
             CODEPAGE => {
                 let cp = u16_at(r.data, 0);
                 // 1200 is UTF-16: BIFF8 strings say their width themselves.

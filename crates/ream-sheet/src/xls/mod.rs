@@ -5,8 +5,9 @@
 //!   its `Workbook` (BIFF8) or `Book` (BIFF5) stream read whole (within
 //!   `max_inflated_bytes`); the globals substream gives the code page, the
 //!   date system, which cell formats are dates, the shared strings and
-//!   every sheet's offset ([`globals`]). An encrypted workbook (FILEPASS)
-//!   is refused as [`ErrorKind::Encrypted`].
+//!   every sheet's offset ([`globals`]). An encrypted workbook (FILEPASS:
+//!   RC4 or RC4 CryptoAPI) is first decrypted whole into a new buffer,
+//!   with the default password or [`OpenOptions::password`] ([`crypt`]).
 //! * **B**: the worksheets are parsed in parallel from their offsets, on
 //!   `min(sheets, threads)` scoped threads taking sheets (largest first)
 //!   from an atomic counter, each into its own cell store ([`sheet`]).
@@ -19,6 +20,7 @@
 //! Every sheet is loaded, also with `load_cells(false)`, so
 //! [`Workbook::rows`] reads the loaded cells (memory: the whole workbook).
 
+mod crypt;
 mod globals;
 mod records;
 mod sheet;
@@ -54,6 +56,14 @@ pub(crate) fn is_bare_biff(src: &[u8]) -> bool {
 
 /// Opens a workbook stream (the globals substream, then the sheets).
 pub(crate) fn open_stream(stream: &[u8], opts: &OpenOptions, t0: Instant) -> Result<Workbook> {
+    let decrypted;
+    let stream = match crypt::find_filepass(stream) {
+        Some(fp) => {
+            decrypted = crypt::decrypt_stream(stream, &fp, opts.password.as_deref())?;
+            decrypted.as_slice()
+        }
+        None => stream,
+    };
     let mut g = globals::read_globals(stream, &opts.limits)?;
     let phase_a_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
