@@ -42,7 +42,8 @@ pub struct Args {
     /// Folder of the generated files (git-ignored).
     #[arg(long, default_value = "bench-data")]
     dir: PathBuf,
-    /// File size: small (~20 MB) or big (~1.5 GB).
+    /// File size: small (~20 MB), medium (~100 MB), large (~320 MB) or
+    /// big (~1.5 GB).
     #[arg(long, value_enum, default_value = "small")]
     size: Size,
     /// Timed runs per measurement, after one warm-up run.

@@ -26,15 +26,21 @@ use std::time::Instant;
 pub enum Size {
     /// About 20 MB: 800 pages, 18 images of 1 MiB.
     Small,
+    /// About 100 MB: 3,200 pages, 90 images of 1 MiB.
+    Medium,
+    /// About 320 MB: 10,000 pages, 290 images of 1 MiB.
+    Large,
     /// About 1.5 GB: 50,000 pages (~305,000 objects), 1,400 images of 1 MiB.
     Big,
 }
 
 impl Size {
-    /// `small` or `big`.
+    /// `small`, `medium`, `large` or `big`.
     pub fn as_str(self) -> &'static str {
         match self {
             Size::Small => "small",
+            Size::Medium => "medium",
+            Size::Large => "large",
             Size::Big => "big",
         }
     }
@@ -62,6 +68,8 @@ impl Spec {
     pub fn both(size: Size) -> [Spec; 2] {
         let (pages, images) = match size {
             Size::Small => (800, 18),
+            Size::Medium => (3_200, 90),
+            Size::Large => (10_000, 290),
             Size::Big => (50_000, 1_400),
         };
         let s = Spec {

@@ -2,7 +2,7 @@
 //! incremental updates and full rewrites.
 //!
 //! Every subcommand takes FILE (`-` reads standard input into memory),
-//! `--source mmap|window|buffered|pread`, `--window-mb N`, `--strict` and
+//! `--source auto|mmap|window|buffered|pread`, `--window-mb N`, `--strict` and
 //! `--stats` (I/O counters on stderr). Errors name the file (and the object
 //! and byte offset where known). Exit codes: 0 ok, 1 error, 2 usage,
 //! 3 finished with warnings (each printed on stderr as `ream: warning: ...`),
@@ -69,8 +69,9 @@ pub struct Common {
     /// The PDF file; `-` reads standard input into memory (`--source`
     /// then does not apply).
     pub file: PathBuf,
-    /// Byte source: mmap (default), window, buffered, pread.
-    #[arg(long, default_value = "mmap")]
+    /// Byte source: auto (default: window from 256 MiB up, else mmap),
+    /// mmap, window, buffered, pread.
+    #[arg(long, default_value = "auto")]
     pub source: SourceKind,
     /// View size of the sliding window in MiB, 1 to 65536 (with
     /// `--source window`).

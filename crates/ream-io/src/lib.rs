@@ -32,6 +32,6 @@ pub use error::ErrorKind;
 pub use fill::{FillBuf, FillWriter};
 pub use mem::{advise_huge_pages, populate_write, try_zeroed_vec};
 pub use source::{
-    BufferedSource, ByteSource, ByteSourceExt, IoCounters, MapSource, PreadSource, SourceKind,
-    SourceOptions, WindowSource, open_source,
+    AUTO_WINDOW_FROM, BufferedSource, ByteSource, ByteSourceExt, IoCounters, MapSource,
+    PreadSource, SourceKind, SourceOptions, WindowSource, open_source,
 };

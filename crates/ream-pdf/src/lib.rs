@@ -50,7 +50,7 @@ pub use options::{PdfLimits, PdfOptions};
 pub use pages::{Page, Rect};
 /// Copy methods reported by [`UpdateReport`].
 pub use ream_io::fs::CopyMethod;
-pub use ream_io::{ErrorKind, IoCounters, SourceKind, SourceOptions};
+pub use ream_io::{AUTO_WINDOW_FROM, ErrorKind, IoCounters, SourceKind, SourceOptions};
 pub use report::InfoReport;
 pub use revisions::Revision;
 pub use text::decode_text;

@@ -129,9 +129,10 @@ impl PdfLimits {
 #[non_exhaustive]
 pub struct PdfOptions {
     /// The byte source and its sizes (see [`ream_io::SourceOptions`]).
-    /// Default: the whole file mapped ([`SourceKind::Mmap`]), a 64 MiB
-    /// window and a 256 KiB read-ahead buffer for the sources that use
-    /// them.
+    /// Default: chosen by size ([`SourceKind::Auto`]: the sliding window
+    /// for files of [`AUTO_WINDOW_FROM`](ream_io::AUTO_WINDOW_FROM) bytes and
+    /// more, the whole file mapped below), a 64 MiB window and a 256 KiB
+    /// read-ahead buffer for the sources that use them.
     pub source: SourceOptions,
     /// Refuse to repair: a broken xref or object offset is an error.
     /// Default false.
@@ -150,7 +151,7 @@ impl PdfOptions {
         PdfOptions::default()
     }
 
-    /// Uses the byte source `kind` (default [`SourceKind::Mmap`]).
+    /// Uses the byte source `kind` (default [`SourceKind::Auto`]).
     pub fn source(mut self, kind: SourceKind) -> PdfOptions {
         self.source.kind = kind;
         self

@@ -339,6 +339,7 @@ fn pdf_repaired_file_warns_on_stderr_and_exits_3() {
         &["pdf", "info", "bad.pdf"][..],
         &["pdf", "info", "bad.pdf", "--json"],
         &["pdf", "pages", "bad.pdf"],
+        &["pdf", "pages", "bad.pdf", "--json"],
         &["pdf", "show", "bad.pdf", "1"],
         &["pdf", "revisions", "bad.pdf"],
         &["pdf", "check", "bad.pdf"],

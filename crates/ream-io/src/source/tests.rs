@@ -125,3 +125,31 @@ fn in_memory_map_source() {
     assert!(s.read_vec(6, 1).is_err());
     assert_eq!("window".parse::<SourceKind>().unwrap(), SourceKind::Window);
 }
+
+#[test]
+fn auto_maps_small_files_whole_and_windows_big_ones() {
+    let small = temp_file("auto-small", &data(4096));
+    let src = open_source(&small, &SourceOptions::default()).unwrap();
+    assert_eq!(src.kind(), SourceKind::Mmap);
+    // A sparse file at the threshold: no disk blocks, but its length counts.
+    let big = temp_file("auto-big", b"");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(AUTO_WINDOW_FROM)
+        .unwrap();
+    let src = open_source(&big, &SourceOptions::kind(SourceKind::Auto)).unwrap();
+    assert_eq!(src.kind(), SourceKind::Window);
+    assert_eq!(src.len(), AUTO_WINDOW_FROM);
+    let tail = src.read_vec(AUTO_WINDOW_FROM - 3, 10).unwrap();
+    assert_eq!(tail, [0, 0, 0]);
+    // An explicit kind is kept whatever the size.
+    let src = open_source(&big, &SourceOptions::kind(SourceKind::Mmap)).unwrap();
+    assert_eq!(src.kind(), SourceKind::Mmap);
+    assert!(open_source(small.with_extension("missing"), &SourceOptions::default()).is_err());
+    assert_eq!("auto".parse::<SourceKind>(), Ok(SourceKind::Auto));
+    assert_eq!(SourceKind::default().as_str(), "auto");
+    let _ = std::fs::remove_file(small);
+    let _ = std::fs::remove_file(big);
+}

@@ -31,7 +31,7 @@ fn reference_chain_longer_than_32_is_an_error() {
 #[test]
 fn source_defaults_are_documented_values() {
     let s = PdfOptions::default().source;
-    assert_eq!(s.kind, ream_pdf::SourceKind::Mmap);
+    assert_eq!(s.kind, ream_pdf::SourceKind::Auto);
     assert_eq!(s.window_size, 64 << 20);
     assert_eq!(s.buffer_size, 256 << 10);
 }
