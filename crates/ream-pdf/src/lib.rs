@@ -18,6 +18,7 @@
 //! never touch the original bytes ([`Pdf::update`]), and full rewrites
 //! through large sequential buffers ([`Pdf::rewrite`]).
 
+mod crypt;
 mod doc;
 mod error;
 mod filters;
@@ -41,6 +42,7 @@ mod text;
 pub mod write;
 mod xref;
 
+pub use crypt::{Encryption, MAX_PASSWORD, Password};
 pub use doc::Pdf;
 pub use error::{Error, Result, Warning};
 pub use info::InfoValue;
