@@ -413,6 +413,7 @@ pub(super) fn object_key(file_key: &[u8], r: ObjRef, m: Method) -> Vec<u8> {
 /// The `/O`, `/U` (and `/OE`, `/UE`, `/Perms`) a writer stores for the
 /// given passwords, for tests that build encrypted files by hand.
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 pub(super) mod build {
     use super::*;
 
