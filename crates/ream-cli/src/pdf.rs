@@ -122,7 +122,7 @@ pub struct ShowArgs {
     /// generation 0 to 65535, default 0).
     #[arg(required = true, num_args = 1..=3, allow_negative_numbers = true)]
     pub object: Vec<String>,
-    /// Write the stream's data as stored.
+    /// Write the stream's data as stored (decrypted in an encrypted file).
     #[arg(long, conflicts_with = "decoded")]
     pub raw: bool,
     /// Write the stream's data decoded (image codecs stay encoded).

@@ -636,6 +636,16 @@ impl Pdf {
             ),
             _ => None,
         };
+        if method.is_aes() && n > 16 && (n - 16) % 16 != 0 {
+            self.warn(Warning {
+                offset: Some(s.data_offset),
+                object: s.object,
+                ..Warning::new(format!(
+                    "AES-encrypted stream of {n} bytes: the last {} bytes are not a whole block and were dropped",
+                    (n - 16) % 16
+                ))
+            });
+        }
         if !decoded {
             return match decrypted {
                 Some(d) => Ok(d),

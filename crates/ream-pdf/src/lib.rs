@@ -14,6 +14,14 @@
 //! Every stream filter runs under a decode budget, nesting is bounded,
 //! and every limit is a field of [`PdfLimits`].
 //!
+//! Encrypted files (standard security handler: RC4 40 to 128 bits, AES-128
+//! and AES-256 with revisions 2 to 6, crypt filters, clear-text metadata)
+//! are decrypted lazily, object by object, with the empty password or
+//! [`PdfOptions::password`] as user or owner password; [`Pdf::encryption`]
+//! says how. Updates and rewrites keep the encryption. A file no password
+//! opens is an `Encrypted` error naming the handler, V and R (or, with
+//! [`PdfOptions::allow_encrypted`], opens for its structure only).
+//!
 //! Writes ([`write`](mod@write)): incremental updates that append a revision and
 //! never touch the original bytes ([`Pdf::update`]), and full rewrites
 //! through large sequential buffers ([`Pdf::rewrite`]).

@@ -144,7 +144,7 @@ pub(crate) fn open(
     let params = match params {
         Ok(p) => p,
         Err(e) => {
-            info.error = Some(format!("{}: {}", info.describe_short(), e));
+            info.error = Some(format!("{}: {}", info.describe_short(), e.message()));
             return (info, None);
         }
     };

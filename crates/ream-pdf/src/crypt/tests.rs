@@ -14,8 +14,9 @@ fn hex(b: &[u8]) -> String {
 }
 
 /// A one-page PDF whose Info /Title and content stream are encrypted by
-/// `enc(object, data)`, with `encrypt` as object 6.
-fn file(encrypt: &str, enc: &dyn Fn(u32, &[u8]) -> Vec<u8>) -> Vec<u8> {
+/// `enc(object, data)`, with `encrypt` as object 6 and `extra` as objects
+/// 7 and up.
+fn file_with(encrypt: &str, extra: &[&str], enc: &dyn Fn(u32, &[u8]) -> Vec<u8>) -> Vec<u8> {
     let content = enc(4, b"BT (Hand built) Tj ET");
     let title = enc(5, b"Hand-built title");
     let mut objs: Vec<Vec<u8>> = vec![
@@ -29,6 +30,7 @@ fn file(encrypt: &str, enc: &dyn Fn(u32, &[u8]) -> Vec<u8>) -> Vec<u8> {
     objs.push(s);
     objs.push(format!("<< /Title <{}> >>", hex(&title)).into_bytes());
     objs.push(encrypt.as_bytes().to_vec());
+    objs.extend(extra.iter().map(|e| e.as_bytes().to_vec()));
     let mut out = b"%PDF-1.7\n".to_vec();
     let mut offs = Vec::new();
     for (i, o) in objs.iter().enumerate() {
@@ -44,12 +46,17 @@ fn file(encrypt: &str, enc: &dyn Fn(u32, &[u8]) -> Vec<u8>) -> Vec<u8> {
     }
     out.extend_from_slice(
         format!(
-            "trailer\n<< /Size 7 /Root 1 0 R /Info 5 0 R /Encrypt 6 0 R /ID [<{0}> <{0}>] >>\nstartxref\n{x}\n%%EOF\n",
-            hex(&ID0)
+            "trailer\n<< /Size {size} /Root 1 0 R /Info 5 0 R /Encrypt 6 0 R /ID [<{0}> <{0}>] >>\nstartxref\n{x}\n%%EOF\n",
+            hex(&ID0),
+            size = objs.len() + 1
         )
         .as_bytes(),
     );
     out
+}
+
+fn file(encrypt: &str, enc: &dyn Fn(u32, &[u8]) -> Vec<u8>) -> Vec<u8> {
+    file_with(encrypt, &[], enc)
 }
 
 fn rc4_r3_file(encrypt_override: Option<&str>) -> Vec<u8> {
@@ -67,18 +74,54 @@ fn rc4_r3_file(encrypt_override: Option<&str>) -> Vec<u8> {
 }
 
 fn aes_r6_file() -> Vec<u8> {
+    aes_r6_file_cf(false)
+}
+
+/// An AES-256 file; `indirect_cf` puts `/CF` and its crypt filter in
+/// objects 7 and 8.
+fn aes_r6_file_cf(indirect_cf: bool) -> Vec<u8> {
     let key = [7u8; 32];
     let [o, u, oe, ue] = build::r6(b"user", b"owner", &key);
+    let cf = if indirect_cf {
+        "7 0 R"
+    } else {
+        "<< /StdCF << /CFM /AESV3 /Length 32 /AuthEvent /DocOpen >> >>"
+    };
     let dict = format!(
         "<< /Filter /Standard /V 5 /R 6 /Length 256 /P -4 /O <{}> /U <{}> /OE <{}> /UE <{}> \
-         /CF << /StdCF << /CFM /AESV3 /Length 32 /AuthEvent /DocOpen >> >> /StmF /StdCF /StrF /StdCF >>",
+         /CF {cf} /StmF /StdCF /StrF /StdCF >>",
         hex(&o),
         hex(&u),
         hex(&oe),
         hex(&ue)
     );
+    let extra: &[&str] = if indirect_cf {
+        &["<< /StdCF 8 0 R >>", "<< /CFM /AESV3 /Length 32 >>"]
+    } else {
+        &[]
+    };
     let enc = move |_num: u32, data: &[u8]| aes_cbc_encrypt(&key, &[9u8; 16], data).unwrap();
-    file(&dict, &enc)
+    file_with(&dict, extra, &enc)
+}
+
+/// `/CF` and its filters in objects of their own: read before anything
+/// can be decrypted, and kept out of object streams by a rewrite.
+#[test]
+fn indirect_crypt_filters_survive_a_rewrite() {
+    check_open(aes_r6_file_cf(true), "user", "user");
+    let pdf = Pdf::from_bytes(aes_r6_file_cf(true), &PdfOptions::new().password("user")).unwrap();
+    let dir = std::env::temp_dir().join(format!("ream-crypt-unit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("indirect-cf.pdf");
+    let o = crate::RewriteOptions {
+        object_streams: true,
+        sync: false,
+        ..crate::RewriteOptions::default()
+    };
+    pdf.rewrite(&out, &o).unwrap();
+    let back = Pdf::open(&out, &PdfOptions::new().password("owner")).unwrap();
+    assert_eq!(back.info().unwrap()[0].1.to_string(), "Hand-built title");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn check_open(bytes: Vec<u8>, pw: &str, opened: &str) {
@@ -228,4 +271,37 @@ fn aes_edge_cases() {
         pdf.object(ObjRef::new(5, 0)).unwrap(),
         Object::Dict(_)
     ));
+}
+
+/// An AES stream whose length is not IV + whole blocks: the tail is
+/// dropped with a warning naming the object.
+#[test]
+fn aes_stream_tail_is_dropped_with_a_warning() {
+    let key = [7u8; 32];
+    let [o, u, oe, ue] = build::r6(b"user", b"owner", &key);
+    let dict = format!(
+        "<< /Filter /Standard /V 5 /R 6 /P -4 /O <{}> /U <{}> /OE <{}> /UE <{}> \
+         /CF << /StdCF << /CFM /AESV3 >> >> /StmF /StdCF /StrF /StdCF >>",
+        hex(&o),
+        hex(&u),
+        hex(&oe),
+        hex(&ue)
+    );
+    let enc = move |num: u32, data: &[u8]| {
+        let mut c = aes_cbc_encrypt(&key, &[9u8; 16], data).unwrap();
+        if num == 4 {
+            c.extend_from_slice(b"xyz");
+        }
+        c
+    };
+    let pdf = Pdf::from_bytes(file(&dict, &enc), &PdfOptions::new().password("user")).unwrap();
+    let s = pdf.object(ObjRef::new(4, 0)).unwrap();
+    let data = pdf.stream_data(s.as_stream().unwrap(), true).unwrap();
+    assert_eq!(data, b"BT (Hand built) Tj ET");
+    let w = pdf.warnings();
+    assert!(
+        w.iter().any(|w| w.object == Some(ObjRef::new(4, 0))
+            && w.message.contains("last 3 bytes are not a whole block")),
+        "{w:?}"
+    );
 }

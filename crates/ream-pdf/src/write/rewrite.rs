@@ -10,7 +10,7 @@ use crate::doc::Pdf;
 use crate::error::{Error, Result, Warning};
 use crate::object::{Dict, ObjRef, Object};
 use ream_io::ErrorKind;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 /// How [`Pdf::rewrite`] writes.
@@ -141,7 +141,16 @@ impl Pdf {
         } else {
             self.crypt.as_ref()
         };
-        let encrypt_old = self.crypt.as_ref().and_then(|c| c.encrypt_ref);
+        // Old numbers of the /Encrypt dictionary and the objects it refers
+        // to (its crypt filters): written in the clear, never packed into
+        // an object stream (a reader needs them before it can decrypt).
+        let mut clear_old: HashSet<u32> = self
+            .crypt
+            .as_ref()
+            .and_then(|c| c.encrypt_ref)
+            .map(|r| r.num)
+            .into_iter()
+            .collect();
         let resolve = |o: &Object| self.resolve(o).unwrap_or(Object::Null);
         let keys: &[&[u8]] = if keep.is_some() {
             &[b"Root", b"Info", b"Encrypt"]
@@ -208,7 +217,13 @@ impl Pdf {
                 Err(e) => return Err(e),
             };
             report.objects += 1;
-            let is_encrypt_dict = encrypt_old.is_some_and(|e| e.num == old.num);
+            let is_encrypt_dict = clear_old.contains(&old.num);
+            if is_encrypt_dict {
+                ser::map_refs(&mut obj.clone(), &mut |r| {
+                    clear_old.insert(r.num);
+                    r
+                });
+            }
             if let Object::Stream(s) = &mut obj
                 && self.crypt.is_some()
             {
