@@ -180,9 +180,6 @@ fn workbook(format: DocFormat, bytes: Bytes, threads: usize) -> Analysis {
     }
 }
 
-/// The outcome of an encrypted PDF: only its structure was read.
-const PDF_ENCRYPTED: &str = "the document is encrypted (/Encrypt in the trailer); decryption is not supported, so only its structure (pages, revisions, objects) was read";
-
 fn pdf(path: &Path) -> Analysis {
     let opts = PdfOptions::new().allow_encrypted(true);
     let pdf = match Pdf::open(path, &opts) {
@@ -216,8 +213,17 @@ fn pdf(path: &Path) -> Analysis {
         }),
     )
     .with_warnings(&pdf.warnings());
-    if pdf.is_encrypted() {
-        a.outcome = Outcome::error("encrypted", PDF_ENCRYPTED);
+    if pdf.is_locked() {
+        let why = pdf
+            .encryption()
+            .and_then(|e| e.error.clone())
+            .unwrap_or_default();
+        a.outcome = Outcome::error(
+            "encrypted",
+            format!(
+                "the document is encrypted and cannot be decrypted ({why}); only its structure (pages, revisions, objects) was read"
+            ),
+        );
     }
     a
 }

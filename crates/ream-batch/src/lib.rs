@@ -16,8 +16,9 @@
 //! listed once in the README's "Output fields" section. In short:
 //! `outcome` is `"ok"`, `"timeout"`, `{"error": kind, "message": m}` or
 //! `{"crashed": "signal N" | "exit N" | "panic", "message": m}` (an
-//! encrypted file, PDF or workbook, is `{"error": "encrypted", ...}`; an
-//! encrypted PDF keeps the structure summary that could be read); `mtime`
+//! encrypted file that cannot be decrypted, PDF or workbook, is
+//! `{"error": "encrypted", ...}`; such a PDF keeps the structure summary
+//! that could be read); `mtime`
 //! is in nanoseconds since the Unix epoch; `summary` is `null` unless the
 //! engine read the file; `warnings` holds the first [`MAX_WARNINGS`]
 //! warning texts and `warning_count` counts them all.

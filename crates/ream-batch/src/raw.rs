@@ -210,7 +210,8 @@ pub struct PdfSummary {
     pub revisions: usize,
     /// Objects in the cross-reference index.
     pub objects: usize,
-    /// Whether the document is encrypted (structure only was read).
+    /// Whether the document is encrypted (decrypted with the empty user
+    /// password, else only its structure was read).
     pub encrypted: bool,
     /// Whether the cross-reference data had to be rebuilt.
     pub repaired: bool,

@@ -2,8 +2,9 @@
 //! incremental updates and full rewrites.
 //!
 //! Every subcommand takes FILE (`-` reads standard input into memory),
-//! `--source auto|mmap|window|buffered|pread`, `--window-mb N`, `--strict` and
-//! `--stats` (I/O counters on stderr). Errors name the file (and the object
+//! `--source auto|mmap|window|buffered|pread`, `--window-mb N`, `--strict`,
+//! `--password PW` (encrypted files) and `--stats` (I/O counters on
+//! stderr). Errors name the file (and the object
 //! and byte offset where known). Exit codes: 0 ok, 1 error, 2 usage,
 //! 3 finished with warnings (each printed on stderr as `ream: warning: ...`),
 //! 4 encrypted.
@@ -45,9 +46,10 @@ pub enum Command {
     /// Read everything and report problems (0 ok, 3 warnings, 1 errors, 4 encrypted).
     ///
     /// Reads every object, decodes every stream, walks the page tree and
-    /// reads Info and XMP. An encrypted file gets its structure checked
-    /// (cross-reference data, object syntax, page tree) and exits 4: its
-    /// streams and strings are not decrypted, so not checked.
+    /// reads Info and XMP (an encrypted file decrypted first). An
+    /// encrypted file that cannot be decrypted (wrong password) gets its
+    /// structure checked (cross-reference data, object syntax, page tree)
+    /// and exits 4.
     Check(Common),
     /// Set Info entries in an appended revision (original bytes untouched).
     ///
@@ -81,6 +83,10 @@ pub struct Common {
     /// Refuse to repair broken cross-reference data.
     #[arg(long)]
     pub strict: bool,
+    /// Password of an encrypted file, tried as user and as owner password
+    /// after the empty user password (at most 127 bytes are used).
+    #[arg(long)]
+    pub password: Option<String>,
     /// Print I/O counters and timings on standard error.
     #[arg(long)]
     pub stats: bool,
@@ -118,7 +124,7 @@ pub struct ShowArgs {
     /// generation 0 to 65535, default 0).
     #[arg(required = true, num_args = 1..=3, allow_negative_numbers = true)]
     pub object: Vec<String>,
-    /// Write the stream's data as stored.
+    /// Write the stream's data as stored (decrypted in an encrypted file).
     #[arg(long, conflicts_with = "decoded")]
     pub raw: bool,
     /// Write the stream's data decoded (image codecs stay encoded).
@@ -177,6 +183,10 @@ pub struct RewriteArgs {
     #[arg(long, default_value_t = 100, allow_negative_numbers = true,
           value_parser = ranged::<usize>(1..=100_000))]
     pub objects_per_stream: usize,
+    /// Write an encrypted file in the clear (default: the copy keeps the
+    /// encryption and the passwords).
+    #[arg(long)]
+    pub decrypt: bool,
     /// Write unbuffered (O_DIRECT); falls back with a warning where the
     /// filesystem refuses.
     #[arg(long)]
@@ -248,10 +258,14 @@ fn run_on(a: &Args, common: &Common) -> Result<()> {
     }
     report_warnings(&pdf.warnings());
     result?;
-    if pdf.is_encrypted() {
+    if pdf.is_locked() {
+        let why = pdf
+            .encryption()
+            .and_then(|e| e.error.clone())
+            .unwrap_or_default();
         return Err(ream_pdf::Error::new(
             ErrorKind::Encrypted,
-            "the document is encrypted (decryption is not supported yet)",
+            format!("the document is encrypted and cannot be decrypted: {why}"),
         )
         .into());
     }
@@ -269,8 +283,9 @@ pub(crate) fn report_warnings<W: Display>(warnings: &[W]) {
     }
 }
 
-/// Opens the file with the options of `c` (encrypted files open for
-/// their structure; commands report and exit 4). `-` reads standard
+/// Opens the file with the options of `c` (encrypted files are decrypted
+/// with the empty or the given password; those that cannot be open for
+/// their structure, and commands report and exit 4). `-` reads standard
 /// input into memory.
 fn open(c: &Common) -> Result<Pdf> {
     let opts = PdfOptions::new()
@@ -278,6 +293,10 @@ fn open(c: &Common) -> Result<Pdf> {
         .window_size(c.window_mb << 20)
         .strict(c.strict)
         .allow_encrypted(true);
+    let opts = match &c.password {
+        Some(p) => opts.password(p),
+        None => opts,
+    };
     if is_stdin(&c.file) {
         let mut buf = Vec::new();
         std::io::stdin()

@@ -1,5 +1,6 @@
 //! [`Pdf`]: opening, the merged xref index, lazy object resolution.
 
+use crate::crypt::{self, Crypt, Encryption, Method};
 use crate::error::{Error, Result, Warning};
 use crate::filters;
 use crate::index::Index;
@@ -35,6 +36,11 @@ pub struct Pdf {
     dropped_warnings: AtomicU64,
     revisions: Vec<Revision>,
     encrypted: bool,
+    /// What `/Encrypt` says and whether a password opened it.
+    encryption: Option<Encryption>,
+    /// The decryption state, when the document is encrypted and a password
+    /// matched.
+    pub(crate) crypt: Option<Crypt>,
     /// The file it was opened from (`None` for buffers and other sources).
     path: Option<PathBuf>,
     /// Offset and syntax of the newest xref section (`startxref`); `None`
@@ -48,6 +54,9 @@ pub(crate) struct State {
     pub entries: Index,
     pub trailer: Dict,
     pub repaired: bool,
+    /// The object streams a repair found (indexed again once the document
+    /// can be decrypted).
+    pub objstms: Vec<u32>,
 }
 
 impl Pdf {
@@ -122,6 +131,8 @@ impl Pdf {
             dropped_warnings: AtomicU64::new(0),
             revisions: revs,
             encrypted: false,
+            encryption: None,
+            crypt: None,
             path: None,
             newest,
         };
@@ -138,16 +149,21 @@ impl Pdf {
             .get(b"Encrypt")
             .is_some_and(|e| *e != Object::Null);
         pdf.encrypted = encrypted;
-        if pdf.encrypted && !opts.allow_encrypted {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "the document is encrypted (/Encrypt in the trailer)",
-            ));
+        if pdf.encrypted {
+            let (info, crypt) = pdf.open_encryption();
+            pdf.encryption = Some(info);
+            pdf.crypt = crypt;
+            if pdf.crypt.is_none() && !opts.allow_encrypted {
+                return Err(pdf.locked_error("the document is encrypted"));
+            }
+            if pdf.crypt.is_some() && pdf.read_state().repaired {
+                pdf.index_objstms();
+            }
         }
         if suspicious && !opts.strict && !pdf.read_state().repaired {
             pdf.repair()?;
         }
-        if !pdf.has_page_tree() && !opts.strict && !pdf.read_state().repaired && !pdf.encrypted {
+        if !pdf.has_page_tree() && !opts.strict && !pdf.read_state().repaired && !pdf.is_locked() {
             pdf.warn(Warning::new(
                 "document catalog or page tree unreadable, xref rebuilt by scanning",
             ));
@@ -200,10 +216,91 @@ impl Pdf {
         &self.version
     }
 
-    /// True when the trailer has `/Encrypt` (only possible with
-    /// [`PdfOptions::allow_encrypted`]).
+    /// True when the trailer has `/Encrypt` (whether or not a password
+    /// opened it).
     pub fn is_encrypted(&self) -> bool {
         self.encrypted
+    }
+
+    /// True when the document is encrypted and could not be decrypted
+    /// (wrong or missing password, unsupported handler: only possible with
+    /// [`PdfOptions::allow_encrypted`]); strings stay encrypted and stream
+    /// data is refused.
+    pub fn is_locked(&self) -> bool {
+        self.encrypted && self.crypt.is_none()
+    }
+
+    /// The encryption of an encrypted document: handler, V, R, key length,
+    /// methods, and which password opened it or why none did.
+    pub fn encryption(&self) -> Option<&Encryption> {
+        self.encryption.as_ref()
+    }
+
+    /// The `Encrypted` error for `what` of a locked document, naming the
+    /// handler, V and R and why it could not be decrypted.
+    pub(crate) fn locked_error(&self, what: &str) -> Error {
+        let why = self
+            .encryption
+            .as_ref()
+            .and_then(|e| e.error.clone())
+            .unwrap_or_else(|| "no usable /Encrypt dictionary".to_string());
+        Error::new(
+            ErrorKind::Encrypted,
+            format!("{what}: cannot decrypt: {why}"),
+        )
+    }
+
+    /// Reads `/Encrypt` (direct or indirect, never decrypted) and the first
+    /// `/ID` string, and tries the passwords.
+    fn open_encryption(&self) -> (Encryption, Option<Crypt>) {
+        let trailer = self.trailer();
+        let enc = trailer.get(b"Encrypt").cloned().unwrap_or(Object::Null);
+        let enc_ref = enc.as_ref();
+        let dict = match self.resolve(&enc) {
+            Ok(Object::Dict(d)) => Ok(d),
+            Ok(o) => Err(format!("/Encrypt is a {}, not a dictionary", o.type_name())),
+            Err(e) => Err(format!("/Encrypt unreadable: {e}")),
+        };
+        let dict = match dict {
+            Ok(mut d) => {
+                // /CF and the crypt filters in it may be indirect.
+                if let Some(cf) = d.get(b"CF").cloned()
+                    && let Ok(Object::Dict(mut cf)) = self.resolve(&cf)
+                {
+                    for v in cf.values_mut() {
+                        if let Ok(o) = self.resolve(v) {
+                            *v = o;
+                        }
+                    }
+                    d.insert(b"CF".to_vec(), Object::Dict(cf));
+                }
+                d
+            }
+            Err(why) => {
+                let info = Encryption {
+                    handler: "?".to_string(),
+                    v: 0,
+                    r: 0,
+                    key_bits: 0,
+                    stream_method: String::new(),
+                    string_method: String::new(),
+                    encrypt_metadata: true,
+                    permissions: 0,
+                    opened_with: None,
+                    error: Some(why),
+                };
+                return (info, None);
+            }
+        };
+        let id0 = match trailer.get(b"ID") {
+            Some(Object::Array(a)) => a
+                .first()
+                .and_then(Object::as_string)
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        crypt::open(&dict, enc_ref, &id0, self.opts.password.as_ref())
     }
 
     /// True when the index was rebuilt by scanning.
@@ -343,12 +440,12 @@ impl Pdf {
 
     /// The data of stream `s`: raw, or decoded through its filters (image
     /// codecs stay encoded: decoding stops at DCT/JPX/JBIG2/CCITT).
+    ///
+    /// In an encrypted document the data is decrypted first (`decoded`
+    /// false gives the stored data decrypted, its filters not applied).
     pub fn stream_data(&self, s: &Stream, decoded: bool) -> Result<Vec<u8>> {
-        if self.encrypted {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "stream data of an encrypted document",
-            ));
+        if self.is_locked() {
+            return Err(self.locked_error("stream data"));
         }
         let st = self.read_state();
         self.stream_in(&st, s, decoded, 0)
@@ -365,7 +462,7 @@ impl Pdf {
         match st.entries.get(&r.num).copied() {
             None | Some(XrefEntry::Free) => Ok(Object::Null),
             Some(XrefEntry::InFile { offset, .. }) => {
-                let (got, obj) = self
+                let (got, mut obj) = self
                     .reader
                     .indirect_at(offset)
                     .map_err(|e| e.in_object(r))?;
@@ -374,6 +471,13 @@ impl Pdf {
                         Error::malformed(offset, format!("xref points at object {got}"))
                             .in_object(r),
                     );
+                }
+                if let Object::Stream(s) = &mut obj {
+                    s.object = Some(got);
+                }
+                if let Some(c) = &self.crypt {
+                    c.decrypt_object(got, &mut obj)
+                        .map_err(|e| e.at(offset).in_object(r))?;
                 }
                 Ok(obj)
             }
@@ -424,11 +528,8 @@ impl Pdf {
                 ),
             ));
         }
-        if self.encrypted {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "object streams of an encrypted document",
-            ));
+        if self.is_locked() {
+            return Err(self.locked_error("object streams"));
         }
         let Object::Stream(s) = self.object_in(st, ObjRef::new(num, 0), depth)? else {
             return Err(Error::new(
@@ -519,19 +620,58 @@ impl Pdf {
     ) -> Result<Vec<u8>> {
         let (_, len) = self.stream_range_in(st, s, depth)?;
         let n = usize::try_from(len).map_err(|_| Error::limit("stream longer than memory"))?;
-        if !decoded {
-            return self.reader.src_with(s.data_offset, n, <[u8]>::to_vec);
-        }
         let resolve = |o: &Object| match o {
             Object::Ref(r) => self.object_in(st, *r, depth + 1).unwrap_or(Object::Null),
             o => o.clone(),
         };
-        let chain = chain::filter_chain(&s.dict, &resolve);
+        let method = match (&self.crypt, s.object) {
+            (Some(c), Some(_)) => c.stream_method(&s.dict, &resolve)?,
+            _ => Method::Identity,
+        };
+        let decrypted = match (&self.crypt, s.object) {
+            (Some(c), Some(r)) if method != Method::Identity => Some(
+                self.reader
+                    .src_with(s.data_offset, n, |raw| c.decrypt_data(r, method, raw))?
+                    .map_err(|e| e.at(s.data_offset))?,
+            ),
+            _ => None,
+        };
+        if method.is_aes() && n > 16 && (n - 16) % 16 != 0 {
+            self.warn(Warning {
+                offset: Some(s.data_offset),
+                object: s.object,
+                ..Warning::new(format!(
+                    "AES-encrypted stream of {n} bytes: the last {} bytes are not a whole block and were dropped",
+                    (n - 16) % 16
+                ))
+            });
+        }
+        if !decoded {
+            return match decrypted {
+                Some(d) => Ok(d),
+                None => self.reader.src_with(s.data_offset, n, <[u8]>::to_vec),
+            };
+        }
+        let mut chain = chain::filter_chain(&s.dict, &resolve);
+        // A /Crypt filter was applied above (or names /Identity).
+        if chain.first().is_some_and(|f| f.name == b"Crypt")
+            && (self.crypt.is_some()
+                || chain
+                    .first()
+                    .and_then(|f| f.parms.as_ref())
+                    .and_then(|p| p.name(b"Name"))
+                    .is_none_or(|n| n == b"Identity"))
+        {
+            chain.remove(0);
+        }
         let budget = self.opts.limits.max_decoded_stream;
-        let d = self
-            .reader
-            .src_with(s.data_offset, n, |raw| filters::decode(raw, &chain, budget))?
-            .map_err(|e| e.at(s.data_offset))?;
+        let d = match decrypted {
+            Some(data) => filters::decode(&data, &chain, budget),
+            None => self
+                .reader
+                .src_with(s.data_offset, n, |raw| filters::decode(raw, &chain, budget))?,
+        }
+        .map_err(|e| e.at(s.data_offset))?;
         for w in d.warnings {
             self.warn(Warning {
                 offset: Some(s.data_offset),
@@ -558,6 +698,7 @@ impl Pdf {
             entries: guard.entries.clone(),
             trailer: Dict::new(),
             repaired: true,
+            objstms: scan.objstms.clone(),
         };
         for &(num, generation, offset) in &scan.objects {
             match st.entries.get(&num) {
@@ -573,21 +714,7 @@ impl Pdf {
             }
         }
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        // Objects inside object streams the scan found.
-        for &num in &scan.objstms {
-            let Ok(s) = self.objstm(&st, num, 0) else {
-                continue;
-            };
-            for (i, &(member, _)) in s.entries.iter().enumerate() {
-                st.entries.insert_if_absent(
-                    member,
-                    XrefEntry::InStream {
-                        stream: num,
-                        index: u32::try_from(i).unwrap_or(u32::MAX),
-                    },
-                );
-            }
-        }
+        self.index_objstms_in(&mut st);
         st.trailer = self.repaired_trailer(&st, &guard.trailer, &scan);
         if st.entries.is_empty() {
             return Err(Error::new(
@@ -601,6 +728,34 @@ impl Pdf {
         )));
         *guard = st;
         Ok(())
+    }
+
+    /// Indexes the members of the object streams a repair found (those
+    /// not indexed already).
+    fn index_objstms_in(&self, st: &mut State) {
+        for num in st.objstms.clone() {
+            let Ok(s) = self.objstm(st, num, 0) else {
+                continue;
+            };
+            for (i, &(member, _)) in s.entries.iter().enumerate() {
+                st.entries.insert_if_absent(
+                    member,
+                    XrefEntry::InStream {
+                        stream: num,
+                        index: u32::try_from(i).unwrap_or(u32::MAX),
+                    },
+                );
+            }
+        }
+    }
+
+    /// [`Pdf::index_objstms_in`] on the current state (after a repair that
+    /// ran before the document could be decrypted).
+    fn index_objstms(&self) {
+        let mut guard = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let mut st = std::mem::take(&mut *guard);
+        self.index_objstms_in(&mut st);
+        *guard = st;
     }
 
     fn repaired_trailer(&self, st: &State, old: &Dict, scan: &repair::Scan) -> Dict {

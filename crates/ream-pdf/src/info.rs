@@ -1,10 +1,9 @@
 //! The Info dictionary and XMP metadata.
 
 use crate::doc::Pdf;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::object::Object;
 use crate::text::decode_text;
-use ream_io::ErrorKind;
 
 /// One value of the Info dictionary.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,13 +37,11 @@ impl std::fmt::Display for InfoValue {
 impl Pdf {
     /// The Info dictionary's entries in file order (keys without the
     /// slash); empty when the trailer has no usable `/Info`.
-    /// `Encrypted` for encrypted documents (their strings are encrypted).
+    /// Strings of an encrypted document are decrypted; `Encrypted` when it
+    /// could not be (see [`Pdf::is_locked`]).
     pub fn info(&self) -> Result<Vec<(String, InfoValue)>> {
-        if self.is_encrypted() {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "the Info strings of an encrypted document",
-            ));
+        if self.is_locked() {
+            return Err(self.locked_error("the Info strings"));
         }
         let Some(i) = self.trailer().get(b"Info").cloned() else {
             return Ok(Vec::new());

@@ -14,10 +14,19 @@
 //! Every stream filter runs under a decode budget, nesting is bounded,
 //! and every limit is a field of [`PdfLimits`].
 //!
+//! Encrypted files (standard security handler: RC4 40 to 128 bits, AES-128
+//! and AES-256 with revisions 2 to 6, crypt filters, clear-text metadata)
+//! are decrypted lazily, object by object, with the empty password or
+//! [`PdfOptions::password`] as user or owner password; [`Pdf::encryption`]
+//! says how. Updates and rewrites keep the encryption. A file no password
+//! opens is an `Encrypted` error naming the handler, V and R (or, with
+//! [`PdfOptions::allow_encrypted`], opens for its structure only).
+//!
 //! Writes ([`write`](mod@write)): incremental updates that append a revision and
 //! never touch the original bytes ([`Pdf::update`]), and full rewrites
 //! through large sequential buffers ([`Pdf::rewrite`]).
 
+mod crypt;
 mod doc;
 mod error;
 mod filters;
@@ -41,6 +50,7 @@ mod text;
 pub mod write;
 mod xref;
 
+pub use crypt::{Encryption, MAX_PASSWORD, Password};
 pub use doc::Pdf;
 pub use error::{Error, Result, Warning};
 pub use info::InfoValue;

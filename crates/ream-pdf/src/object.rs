@@ -58,6 +58,11 @@ pub struct Stream {
     pub dict: Dict,
     /// Absolute offset of the first data byte (after `stream` and its EOL).
     pub data_offset: u64,
+    /// The object this stream is (`num gen` of its `obj` header), set when
+    /// it was read through the document; an encrypted document's stream
+    /// data is decrypted with this object's key. `None` for streams built
+    /// by hand.
+    pub object: Option<ObjRef>,
 }
 
 /// A dictionary in file order; a repeated key keeps the last value.
@@ -92,6 +97,11 @@ impl Dict {
     /// The entries in file order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &Object)> {
         self.0.iter().map(|(k, v)| (k.as_slice(), v))
+    }
+
+    /// The values in file order, to change in place.
+    pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut Object> {
+        self.0.iter_mut().map(|(_, v)| v)
     }
 
     /// Number of entries.

@@ -1,5 +1,6 @@
 //! Options and limits for opening a PDF.
 
+use crate::crypt::Password;
 use ream_io::{SourceKind, SourceOptions};
 
 /// Limits a hostile file cannot push the reader past. Exceeding one is an
@@ -121,7 +122,8 @@ impl PdfLimits {
 /// How [`Pdf::open`](crate::Pdf::open) reads a file.
 ///
 /// Defaults: whole-file mapping, lenient (broken xref data is repaired by
-/// scanning, with warnings), encrypted files refused, [`PdfLimits`] defaults.
+/// scanning, with warnings), encrypted files decrypted with the empty user
+/// password (else refused), no other password, [`PdfLimits`] defaults.
 /// Build it from [`PdfOptions::new`] with one method per setting:
 /// `PdfOptions::new().strict(true).limits(PdfLimits::default())`. New
 /// settings may be added (the struct is `#[non_exhaustive]`).
@@ -137,10 +139,16 @@ pub struct PdfOptions {
     /// Refuse to repair: a broken xref or object offset is an error.
     /// Default false.
     pub strict: bool,
-    /// Open encrypted files anyway (structure only: page tree, trailer;
-    /// strings stay encrypted and stream data is refused). Default false:
-    /// `/Encrypt` gives an `Encrypted` error.
+    /// Open encrypted files that cannot be decrypted anyway (wrong or
+    /// missing password, unsupported security handler): structure only
+    /// (page tree, trailer), strings stay encrypted and stream data is
+    /// refused. Default false: such a file gives an `Encrypted` error.
+    /// Files that decrypt open fully either way.
     pub allow_encrypted: bool,
+    /// The password tried after the empty user password, as user password
+    /// and then as owner password (standard security handler). Default
+    /// none. At most 127 bytes are used (32 for revisions 2 to 4).
+    pub password: Option<Password>,
     /// Resource limits (default [`PdfLimits::default`]).
     pub limits: PdfLimits,
 }
@@ -182,10 +190,17 @@ impl PdfOptions {
         self
     }
 
-    /// Opens encrypted files for their structure when `allow` (default
-    /// false).
+    /// Opens encrypted files that cannot be decrypted for their structure
+    /// when `allow` (default false).
     pub fn allow_encrypted(mut self, allow: bool) -> PdfOptions {
         self.allow_encrypted = allow;
+        self
+    }
+
+    /// Sets the password tried after the empty one, as user and as owner
+    /// password (default none; truncated to 127 bytes).
+    pub fn password(mut self, password: &str) -> PdfOptions {
+        self.password = Some(Password::new(password));
         self
     }
 

@@ -227,6 +227,7 @@ fn body(p: &mut Parser<'_>) -> Result<Object> {
     Ok(Object::Stream(Box::new(Stream {
         dict,
         data_offset: p.lx.base() + i as u64,
+        object: None,
     })))
 }
 

@@ -17,8 +17,8 @@ pub struct InfoReport {
     pub verified: bool,
     /// The Info dictionary's entries, in file order.
     pub info: Result<Vec<(String, InfoValue)>>,
-    /// The XMP packet, if any (`Ok(None)` for an encrypted file: its
-    /// streams cannot be decoded).
+    /// The XMP packet, if any (`Ok(None)` for an encrypted file that could
+    /// not be decrypted).
     pub xmp: Result<Option<Vec<u8>>>,
 }
 
@@ -31,11 +31,7 @@ impl InfoReport {
         } else {
             pdf.page_count()
         };
-        let xmp = if pdf.is_encrypted() {
-            Ok(None)
-        } else {
-            pdf.xmp()
-        };
+        let xmp = if pdf.is_locked() { Ok(None) } else { pdf.xmp() };
         InfoReport {
             pages,
             verified: verify_pages,
@@ -46,9 +42,11 @@ impl InfoReport {
 
     /// The JSON document of `ream pdf info --json` for `pdf` named `file`:
     /// file, bytes, version, pages (null when unreadable), pages_verified,
-    /// encrypted, repaired, objects, info (null when unreadable; texts as
-    /// strings, names as `/Name`), xmp_bytes (null without XMP),
-    /// revisions and warnings.
+    /// encrypted, encryption (null for a clear file; else handler, v, r,
+    /// key_bits, stream_method, string_method, encrypt_metadata,
+    /// permissions, opened_with and error), repaired, objects, info (null
+    /// when unreadable; texts as strings, names as `/Name`), xmp_bytes
+    /// (null without XMP), revisions and warnings.
     pub fn to_json(&self, pdf: &Pdf, file: &str) -> Value {
         let pages = match &self.pages {
             Ok(n) => json!(n),
@@ -65,6 +63,7 @@ impl InfoReport {
             "pages": pages,
             "pages_verified": self.verified,
             "encrypted": pdf.is_encrypted(),
+            "encryption": pdf.encryption().map(encryption_json),
             "repaired": pdf.was_repaired(),
             "objects": pdf.object_numbers().len(),
             "info": info,
@@ -85,6 +84,22 @@ fn info_json(v: &InfoValue) -> Value {
         InfoValue::Int(i) => json!(i),
         InfoValue::Real(r) => json!(r),
     }
+}
+
+/// The encryption summary as JSON.
+pub fn encryption_json(e: &crate::Encryption) -> Value {
+    json!({
+        "handler": e.handler,
+        "v": e.v,
+        "r": e.r,
+        "key_bits": e.key_bits,
+        "stream_method": e.stream_method,
+        "string_method": e.string_method,
+        "encrypt_metadata": e.encrypt_metadata,
+        "permissions": e.permissions,
+        "opened_with": e.opened_with,
+        "error": e.error,
+    })
 }
 
 fn warnings_json(w: &[Warning]) -> Value {

@@ -31,12 +31,18 @@ pub fn pdf_err(py: Python<'_>, e: &ream_pdf::Error, path: Option<&str>) -> PyErr
     )
 }
 
-/// Opens the PDF in `source` with the GIL released (encrypted files open
-/// for their structure; the callers refuse them). A missing path raises
-/// FileNotFoundError, a directory IsADirectoryError.
-fn open(py: Python<'_>, source: Source) -> PyResult<Pdf> {
+/// Opens the PDF in `source` with the GIL released, decrypting an
+/// encrypted one with the empty password or `password` (as user, then
+/// owner password); one that cannot be decrypted opens for its structure
+/// and the callers refuse it. A missing path raises FileNotFoundError, a
+/// directory IsADirectoryError.
+fn open(py: Python<'_>, source: Source, password: Option<&str>) -> PyResult<Pdf> {
     let path = source.path_text();
     let opts = PdfOptions::new().allow_encrypted(true);
+    let opts = match password {
+        Some(p) => opts.password(p),
+        None => opts,
+    };
     let opened = match source {
         Source::Path(p) => {
             crate::input::check_file(&p)
@@ -48,29 +54,23 @@ fn open(py: Python<'_>, source: Source) -> PyResult<Pdf> {
     opened.map_err(|e| pdf_err(py, &e, path.as_deref()))
 }
 
-/// EncryptedError for an encrypted document: ream does not decrypt PDFs,
-/// with or without a password.
-fn refuse_encrypted(
-    py: Python<'_>,
-    pdf: &Pdf,
-    password: Option<&str>,
-    path: Option<&str>,
-) -> PyResult<()> {
-    if !pdf.is_encrypted() {
+/// EncryptedError for an encrypted document that could not be decrypted
+/// (no or wrong password, unsupported handler), naming the handler, V
+/// and R.
+fn refuse_encrypted(py: Python<'_>, pdf: &Pdf, path: Option<&str>) -> PyResult<()> {
+    if !pdf.is_locked() {
         return Ok(());
     }
-    let why = match password {
-        None => {
-            "the document is encrypted and no password was given (ream does not decrypt PDFs yet)"
-        }
-        Some(_) => {
-            "the document is encrypted and ream does not decrypt PDFs yet: the password cannot be used"
-        }
-    };
+    let why = format!(
+        "the document is encrypted and cannot be decrypted: {}",
+        pdf.encryption()
+            .and_then(|e| e.error.clone())
+            .unwrap_or_default()
+    );
     Err(errors::located(
         py,
         ream_pdf::ErrorKind::Encrypted,
-        why,
+        &why,
         Location {
             path,
             ..Location::default()
@@ -94,15 +94,19 @@ fn warn(py: Python<'_>, pdf: &Pdf, path: Option<&str>) -> PyResult<()> {
 
 /// The document summary of the PDF at `path` (str, os.PathLike or bytes),
 /// as a dict with the keys and values of `ream pdf info --json`: file,
-/// bytes, version, pages, pages_verified, encrypted, repaired, objects,
+/// bytes, version, pages, pages_verified, encrypted, encryption (None for
+/// a clear file; else handler, v, r, key_bits, stream_method,
+/// string_method, encrypt_metadata, permissions, opened_with, error),
+/// repaired, objects,
 /// info (Info entries: texts as str, names as "/Name"), xmp_bytes (None
 /// without XMP), revisions (number, xref_offset, kind, start, size,
 /// objects) and warnings (also issued as ReamWarning).
 ///
 /// `verify_pages=True` counts pages by walking the page tree instead of
-/// trusting `/Count`. An encrypted document raises EncryptedError (ream
-/// does not decrypt PDFs yet, so `password` cannot open one; it is
-/// accepted for when it does). A broken file raises MalformedError with
+/// trusting `/Count`. An encrypted document is decrypted with the empty
+/// password or `password` (tried as user, then owner password); when
+/// neither opens it, EncryptedError names the handler, V and R. A broken
+/// file raises MalformedError with
 /// `offset` (and `part`, the object) where known; a missing file
 /// FileNotFoundError. The GIL is released while the file is read.
 #[pyfunction]
@@ -116,8 +120,8 @@ pub fn pdf_info<'py>(
     let source = Source::from_py(path)?;
     let path_text = source.path_text();
     let p = path_text.as_deref();
-    let pdf = open(py, source)?;
-    refuse_encrypted(py, &pdf, password, p)?;
+    let pdf = open(py, source, password)?;
+    refuse_encrypted(py, &pdf, p)?;
     let file = p.unwrap_or("<bytes>");
     let (rep, text) = py.detach(|| {
         let rep = InfoReport::new(&pdf, verify_pages);
@@ -139,8 +143,8 @@ pub fn pdf_info<'py>(
 /// inherited; None when absent) and rotate (int64: 0, 90, 180 or 270).
 ///
 /// The page tree is walked (no trust in `/Count`). Errors as `pdf_info`:
-/// EncryptedError for an encrypted document (`password` cannot open one
-/// yet), MalformedError for a page tree that cannot be read. The reader's
+/// EncryptedError for an encrypted document that neither the empty
+/// password nor `password` opens, MalformedError for a page tree that cannot be read. The reader's
 /// warnings are issued as ReamWarning. The GIL is released while reading.
 #[pyfunction]
 #[pyo3(signature = (path, *, password=None))]
@@ -152,8 +156,8 @@ pub fn pdf_pages(
     let source = Source::from_py(path)?;
     let path_text = source.path_text();
     let p = path_text.as_deref();
-    let pdf = open(py, source)?;
-    refuse_encrypted(py, &pdf, password, p)?;
+    let pdf = open(py, source, password)?;
+    refuse_encrypted(py, &pdf, p)?;
     let pages = py.detach(|| pdf.pages()).map_err(|e| pdf_err(py, &e, p))?;
     let batch =
         ream_arrow::pages_batch(&pages).map_err(|e| errors::to_py(py, e.as_sheet_error(), p))?;
@@ -175,19 +179,21 @@ pub fn pdf_pages(
 /// place), `in_place=True` appends to `path` itself under an exclusive
 /// lock (any failure truncates it back). Neither or both, an empty `info`
 /// or a bad key raise ReamError (kind "usage"); a value that is not str or
-/// None raises TypeError. An encrypted document raises EncryptedError
-/// (its strings would need encrypting). Returns the dict of
+/// None raises TypeError. An encrypted document keeps its encryption (the
+/// new values are encrypted with its key); `password` opens it when the
+/// empty password does not, else EncryptedError. Returns the dict of
 /// `ream pdf update --json`: file, original_bytes, appended_bytes,
 /// objects, xref, in_place, copy, seconds. The GIL is released while
 /// writing.
 #[pyfunction]
-#[pyo3(signature = (path, info, *, out=None, in_place=false))]
+#[pyo3(signature = (path, info, *, out=None, in_place=false, password=None))]
 pub fn pdf_set_info<'py>(
     py: Python<'py>,
     path: PathBuf,
     info: &Bound<'py, PyDict>,
     out: Option<PathBuf>,
     in_place: bool,
+    password: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let dest = match (&out, in_place) {
         (Some(_), true) => {
@@ -206,8 +212,8 @@ pub fn pdf_set_info<'py>(
     };
     let entries = info_entries(py, info)?;
     let path_text = path.display().to_string();
-    let pdf = open(py, Source::Path(path))?;
-    refuse_encrypted(py, &pdf, None, Some(&path_text))?;
+    let pdf = open(py, Source::Path(path), password)?;
+    refuse_encrypted(py, &pdf, Some(&path_text))?;
     let written = py.detach(|| {
         let mut u = pdf.update();
         for (k, v) in &entries {

@@ -30,6 +30,17 @@ pub fn info(
             Err(e) => writeln!(out, "pages:      ? ({e})")?,
         }
         writeln!(out, "encrypted:  {}", pdf.is_encrypted())?;
+        if let Some(e) = pdf.encryption() {
+            match (&e.opened_with, &e.error) {
+                (Some(w), _) => writeln!(
+                    out,
+                    "encryption: {} (decrypted, {w} password)",
+                    e.describe()
+                )?,
+                (None, Some(why)) => writeln!(out, "encryption: not decrypted: {why}")?,
+                (None, None) => writeln!(out, "encryption: {}", e.describe())?,
+            }
+        }
         writeln!(out, "objects:    {}", pdf.object_numbers().len())?;
         writeln!(out, "revisions:  {}", pdf.revisions().len())?;
         if let Ok(i) = &rep.info {
@@ -121,10 +132,11 @@ pub fn revisions(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
 
 /// `ream pdf check`: reads every object, decodes every stream, walks the
 /// pages, reads Info and XMP; prints problems. Errors make the command
-/// fail (exit 1). An encrypted file gets its structure checked and no `ok`
-/// line (the caller then exits 4).
+/// fail (exit 1). An encrypted file is decrypted first; one that cannot
+/// be gets its structure checked and no `ok` line (the caller then exits
+/// 4).
 pub fn check(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
-    let encrypted = pdf.is_encrypted();
+    let encrypted = pdf.is_locked();
     let mut errors = Vec::new();
     let nums = pdf.object_numbers();
     let mut streams = 0usize;
@@ -156,7 +168,7 @@ pub fn check(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
     if encrypted {
         writeln!(
             out,
-            "objects: {} (streams not decoded: encrypted)",
+            "objects: {} (streams not decoded: encrypted, not decrypted)",
             nums.len()
         )?;
     } else {
@@ -173,7 +185,7 @@ pub fn check(pdf: &Pdf, out: &mut dyn Write) -> Result<()> {
         writeln!(
             out,
             "encrypted: checked the cross-reference data, the syntax of every object and the page tree; \
-             not checked: stream data, strings, Info, XMP (decryption is not supported yet)"
+             not checked: stream data, strings, Info, XMP (the document could not be decrypted)"
         )?;
     }
     if !errors.is_empty() {

@@ -67,6 +67,22 @@ pub fn run(pdf: &Pdf, a: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     let r = parse_ref(&a.object)?;
     require_present(pdf, r)?;
     let obj = pdf.object(r)?;
+    if !(a.raw || a.decoded)
+        && let Some(e) = pdf.encryption()
+    {
+        match &e.opened_with {
+            Some(w) => writeln!(
+                out,
+                "% encrypted: {}; strings and stream data shown decrypted ({w} password)",
+                e.describe()
+            )?,
+            None => writeln!(
+                out,
+                "% encrypted, not decrypted: strings shown as stored: {}",
+                e.error.as_deref().unwrap_or("")
+            )?,
+        }
+    }
     match (&obj, a.raw || a.decoded) {
         (Object::Stream(s), true) => {
             let data = pdf.stream_data(s, a.decoded)?;

@@ -81,6 +81,7 @@ pub fn rewrite(pdf: &Pdf, a: &RewriteArgs, out: &mut dyn Write) -> Result<()> {
         object_streams: a.object_streams,
         objects_per_stream: a.objects_per_stream.max(1),
         direct_io: a.direct_io,
+        decrypt: a.decrypt,
         buffer_size: a.buffer_mb.clamp(1, 1024) << 20,
         ..RewriteOptions::default()
     };

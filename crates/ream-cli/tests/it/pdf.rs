@@ -73,7 +73,10 @@ fn ream_stdin(args: &[&str], cwd: &Path, input: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
+    // A command that fails before reading its input closes the pipe.
+    if let Err(e) = child.stdin.take().unwrap().write_all(input) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     child.wait_with_output().unwrap()
 }
 
@@ -422,7 +425,7 @@ fn pdf_check_of_an_encrypted_file_is_not_ok() {
     let out = stdout(&o);
     assert!(!out.lines().any(|l| l.starts_with("ok")), "{out}");
     assert!(
-        out.contains("objects: 6 (streams not decoded: encrypted)"),
+        out.contains("objects: 6 (streams not decoded: encrypted, not decrypted)"),
         "{out}"
     );
     assert!(
@@ -431,7 +434,8 @@ fn pdf_check_of_an_encrypted_file_is_not_ok() {
     );
     assert_eq!(
         stderr(&o),
-        "ream: enc.pdf: encrypted: the document is encrypted (decryption is not supported yet)\n"
+        "ream: enc.pdf: encrypted: the document is encrypted and cannot be decrypted: \
+         /Filter /Standard V 2 R 3: /O is 1 bytes, at least 32 expected\n"
     );
 }
 
@@ -535,4 +539,115 @@ fn pdf_help_lists_every_subcommand() {
             .unwrap_or_else(|| panic!("{sub} missing: {help}"));
         assert!(line.len() <= 100, "{line}");
     }
+}
+
+/// A qpdf-made fixture of ream-pdf (user password `user`, owner `owner`).
+fn crypt_fixture(dir: &Path, name: &str) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../ream-pdf/tests/data")
+        .join(name);
+    std::fs::copy(src, dir.join(name)).unwrap();
+}
+
+#[test]
+fn pdf_password_opens_encrypted_files() {
+    let dir = temp_dir("pdf-password");
+    crypt_fixture(&dir, "enc-r6-aes256-objstm.pdf");
+    let f = "enc-r6-aes256-objstm.pdf";
+    // No password: structure read, exit 4 naming handler, V and R.
+    let o = ream(&["pdf", "info", f], &dir);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("/Filter /Standard V 5 R 6, AESV3 256-bit: the document needs a password"),
+        "{}",
+        stderr(&o)
+    );
+    let o = ream(&["pdf", "info", "--json", "--password", "owner", f], &dir);
+    assert_ok(&o);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["pages"], 2);
+    assert_eq!(v["info"]["Title"], "Encrypted fixture");
+    assert_eq!(v["encryption"]["r"], 6);
+    assert_eq!(v["encryption"]["opened_with"], "owner");
+    let o = ream(&["pdf", "show", "--password", "user", f, "1"], &dir);
+    assert_ok(&o);
+    assert!(
+        stdout(&o).starts_with("% encrypted: /Filter /Standard V 5 R 6, AESV3 256-bit"),
+        "{}",
+        stdout(&o)
+    );
+    let o = ream(&["pdf", "check", "--password", "user", f], &dir);
+    assert_ok(&o);
+    assert!(stdout(&o).ends_with("ok\n"), "{}", stdout(&o));
+    for sub in ["pages", "revisions"] {
+        assert_ok(&ream(&["pdf", sub, "--password", "user", f], &dir));
+    }
+    let o = ream(&["pdf", "info", "--password", "wrong", f], &dir);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(stderr(&o).contains("wrong password"), "{}", stderr(&o));
+}
+
+#[test]
+fn pdf_update_and_rewrite_of_encrypted_files() {
+    let dir = temp_dir("pdf-password-write");
+    crypt_fixture(&dir, "enc-r3-rc4-128.pdf");
+    let f = "enc-r3-rc4-128.pdf";
+    let before = std::fs::metadata(dir.join(f)).unwrap().len();
+    let o = ream(
+        &[
+            "pdf",
+            "update",
+            "--password",
+            "user",
+            "--in-place",
+            "--set-info",
+            "Title=Secret title",
+            f,
+        ],
+        &dir,
+    );
+    assert_ok(&o);
+    let after = std::fs::metadata(dir.join(f)).unwrap().len();
+    assert!(after > before && after - before < 64 << 10);
+    assert!(memchr_find(&std::fs::read(dir.join(f)).unwrap(), b"Secret title").is_none());
+    let o = ream(&["pdf", "info", "--json", "--password", "user", f], &dir);
+    assert_ok(&o);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["info"]["Title"], "Secret title");
+    let o = ream(
+        &[
+            "pdf",
+            "rewrite",
+            "--password",
+            "user",
+            "--decrypt",
+            f,
+            "clear.pdf",
+        ],
+        &dir,
+    );
+    assert_ok(&o);
+    let o = ream(&["pdf", "info", "--json", "clear.pdf"], &dir);
+    assert_ok(&o);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["encrypted"], false);
+    assert_eq!(v["info"]["Title"], "Secret title");
+    let o = ream(
+        &["pdf", "rewrite", "--password", "user", f, "kept.pdf"],
+        &dir,
+    );
+    assert_ok(&o);
+    assert_eq!(
+        ream(&["pdf", "info", "kept.pdf"], &dir).status.code(),
+        Some(4)
+    );
+    assert_ok(&ream(
+        &["pdf", "info", "--password", "owner", "kept.pdf"],
+        &dir,
+    ));
+}
+
+fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }

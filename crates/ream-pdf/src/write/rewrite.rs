@@ -5,11 +5,12 @@
 use super::commit::temp_path;
 use super::ser::{self, Entry};
 use super::sink::SeqWriter;
+use crate::crypt::Crypt;
 use crate::doc::Pdf;
 use crate::error::{Error, Result, Warning};
 use crate::object::{Dict, ObjRef, Object};
 use ream_io::ErrorKind;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 /// How [`Pdf::rewrite`] writes.
@@ -33,6 +34,10 @@ pub struct RewriteOptions {
     /// Fsync the file before renaming it into place. Default true; turn
     /// off only for scratch output.
     pub sync: bool,
+    /// Write an encrypted document in the clear (no `/Encrypt`). Default
+    /// false: the copy keeps the encryption (same `/Encrypt`, `/ID` and
+    /// key; every string and stream encrypted again for its new number).
+    pub decrypt: bool,
 }
 
 impl Default for RewriteOptions {
@@ -44,6 +49,7 @@ impl Default for RewriteOptions {
             direct_io: false,
             buffer_size: 4 << 20,
             sync: true,
+            decrypt: false,
         }
     }
 }
@@ -83,13 +89,12 @@ impl Pdf {
     /// reachable from the trailer (`/Root`, `/Info`), renumbered from 1 in
     /// the order they are reached, streams copied as stored, one
     /// cross-reference section. Written to a temporary file in the same
-    /// folder, fsynced and renamed over `path`.
+    /// folder, fsynced and renamed over `path`. An encrypted document keeps
+    /// its encryption unless [`RewriteOptions::decrypt`]; one that could not
+    /// be decrypted is refused (`Encrypted`).
     pub fn rewrite(&self, path: impl AsRef<Path>, opts: &RewriteOptions) -> Result<RewriteReport> {
-        if self.is_encrypted() {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "cannot rewrite an encrypted document",
-            ));
+        if self.is_locked() {
+            return Err(self.locked_error("cannot rewrite"));
         }
         let dest = path.as_ref();
         let tmp = temp_path(dest);
@@ -130,7 +135,29 @@ impl Pdf {
 
         let old_trailer = self.trailer();
         let mut trailer = Dict::new();
-        for key in [&b"Root"[..], b"Info"] {
+        // The encryption kept, and the old number of the /Encrypt object.
+        let keep = if opts.decrypt {
+            None
+        } else {
+            self.crypt.as_ref()
+        };
+        // Old numbers of the /Encrypt dictionary and the objects it refers
+        // to (its crypt filters): written in the clear, never packed into
+        // an object stream (a reader needs them before it can decrypt).
+        let mut clear_old: HashSet<u32> = self
+            .crypt
+            .as_ref()
+            .and_then(|c| c.encrypt_ref)
+            .map(|r| r.num)
+            .into_iter()
+            .collect();
+        let resolve = |o: &Object| self.resolve(o).unwrap_or(Object::Null);
+        let keys: &[&[u8]] = if keep.is_some() {
+            &[b"Root", b"Info", b"Encrypt"]
+        } else {
+            &[b"Root", b"Info"]
+        };
+        for &key in keys {
             match old_trailer.get(key) {
                 Some(Object::Ref(r)) => {
                     let nr = assign(*r, &mut map, &mut queue, &mut entries);
@@ -190,6 +217,44 @@ impl Pdf {
                 Err(e) => return Err(e),
             };
             report.objects += 1;
+            let is_encrypt_dict = clear_old.contains(&old.num);
+            if is_encrypt_dict {
+                ser::map_refs(&mut obj.clone(), &mut |r| {
+                    clear_old.insert(r.num);
+                    r
+                });
+            }
+            if let Object::Stream(s) = &mut obj
+                && self.crypt.is_some()
+            {
+                // Decrypted from its old number, encrypted for its new one.
+                let data = self.stream_data(s, false)?;
+                let method = match keep {
+                    Some(c) if !is_encrypt_dict => Some(c.stream_method(&s.dict, &resolve)?),
+                    _ => None,
+                };
+                s.dict.remove(b"Length");
+                let mut o = Object::Dict(std::mem::take(&mut s.dict));
+                ser::map_refs(&mut o, &mut |r| {
+                    assign(r, &mut map, &mut queue, &mut entries)
+                });
+                let data = match (keep, method) {
+                    (Some(c), Some(m)) => {
+                        c.encrypt_object(nr, &mut o)?;
+                        c.encrypt_data(nr, m, &data)?
+                    }
+                    _ => data,
+                };
+                let Object::Dict(dict) = o else { continue };
+                if let Some(slot) = entries.get_mut(new as usize) {
+                    *slot = Entry::InFile(w.pos(), 0);
+                }
+                text.clear();
+                ser::stream_object(&mut text, nr, &dict, &data);
+                w.put(&text)?;
+                report.streams += 1;
+                continue;
+            }
             if let Object::Stream(s) = &mut obj {
                 let range = self.stream_range(s);
                 s.dict.remove(b"Length");
@@ -228,12 +293,12 @@ impl Pdf {
                 assign(r, &mut map, &mut queue, &mut entries)
             });
             text.clear();
-            if opts.object_streams {
+            if opts.object_streams && !is_encrypt_dict {
                 ser::push_object(&mut text, &obj);
                 if text.len() <= MAX_PACKED {
                     batch.items.push((new, std::mem::take(&mut text)));
                     if batch.items.len() >= per_stream {
-                        flush_batch(&mut w, &mut batch, &mut entries, opts)?;
+                        flush_batch(&mut w, &mut batch, &mut entries, opts, keep)?;
                         report.object_streams += 1;
                     }
                     continue;
@@ -243,11 +308,16 @@ impl Pdf {
             if let Some(slot) = entries.get_mut(new as usize) {
                 *slot = Entry::InFile(w.pos(), 0);
             }
+            if let Some(c) = keep
+                && !is_encrypt_dict
+            {
+                c.encrypt_object(nr, &mut obj)?;
+            }
             ser::plain_object(&mut text, nr, &obj);
             w.put(&text)?;
         }
         if !batch.items.is_empty() {
-            flush_batch(&mut w, &mut batch, &mut entries, opts)?;
+            flush_batch(&mut w, &mut batch, &mut entries, opts, keep)?;
             report.object_streams += 1;
         }
 
@@ -295,12 +365,14 @@ impl Pdf {
     }
 }
 
-/// Writes the pending objects as one object stream.
+/// Writes the pending objects as one object stream (encrypted as a whole
+/// when `crypt` is given).
 fn flush_batch(
     w: &mut SeqWriter,
     batch: &mut Batch,
     entries: &mut Vec<Entry>,
     opts: &RewriteOptions,
+    crypt: Option<&Crypt>,
 ) -> Result<()> {
     let num = entries.len() as u32;
     entries.push(Entry::InFile(w.pos(), 0));
@@ -317,12 +389,16 @@ fn flush_batch(
     head.push(b'\n');
     let first = head.len();
     head.extend_from_slice(&body);
-    let data = ser::deflate(&head, opts.compression.min(9));
+    let mut data = ser::deflate(&head, opts.compression.min(9));
     let mut d = Dict::new();
     d.insert(b"Type".to_vec(), Object::Name(b"ObjStm".to_vec()));
     d.insert(b"N".to_vec(), Object::Int(batch.items.len() as i64));
     d.insert(b"First".to_vec(), Object::Int(first as i64));
     d.insert(b"Filter".to_vec(), Object::Name(b"FlateDecode".to_vec()));
+    if let Some(c) = crypt {
+        let m = c.stream_method(&d, &|o: &Object| o.clone())?;
+        data = c.encrypt_data(ObjRef::new(num, 0), m, &data)?;
+    }
     let mut out = Vec::with_capacity(data.len() + 128);
     ser::stream_object(&mut out, ObjRef::new(num, 0), &d, &data);
     w.put(&out)?;

@@ -171,11 +171,8 @@ impl<'a> Update<'a> {
 
     pub(crate) fn revision_bytes(&self) -> Result<RevisionBytes> {
         let pdf = self.pdf;
-        if pdf.is_encrypted() {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "cannot update an encrypted document (its strings would need encrypting)",
-            ));
+        if pdf.is_locked() {
+            return Err(pdf.locked_error("cannot update"));
         }
         let Some((prev, newest_kind)) = pdf.newest_xref() else {
             return Err(Error::new(
@@ -213,6 +210,12 @@ impl<'a> Update<'a> {
             let r = ObjRef::new(num, *generation);
             let at = base + out.len() as u64;
             entries.push((num, Entry::InFile(at, *generation)));
+            if let Some(c) = &pdf.crypt
+                && c.encrypt_ref.is_none_or(|e| e.num != num)
+            {
+                encrypted_object(pdf, c, &mut out, r, body)?;
+                continue;
+            }
             match body {
                 Body::Object(Object::Stream(s)) => {
                     let (_, len) = pdf.stream_range(s)?;
@@ -238,7 +241,7 @@ impl<'a> Update<'a> {
             .max(objects.keys().last().map_or(0, |n| n.saturating_add(1)));
 
         let mut t = Dict::new();
-        for key in [&b"Root"[..], b"Info"] {
+        for key in [&b"Root"[..], b"Info", b"Encrypt"] {
             if let Some(v) = trailer.get(key) {
                 t.insert(key.to_vec(), v.clone());
             }
@@ -337,4 +340,62 @@ impl<'a> Update<'a> {
         trailer.insert(b"Info".to_vec(), Object::Ref(target));
         Ok(())
     }
+}
+
+/// Writes object `r` of an encrypted document: its strings encrypted with
+/// the object's key, a stream's data decrypted from where it was read
+/// (unless it is the same object) and encrypted for `r` (AES with a fresh
+/// IV).
+fn encrypted_object(
+    pdf: &Pdf,
+    c: &crate::crypt::Crypt,
+    out: &mut Vec<u8>,
+    r: ObjRef,
+    body: &Body,
+) -> Result<()> {
+    let resolve = |o: &Object| pdf.resolve(o).unwrap_or(Object::Null);
+    match body {
+        Body::Object(Object::Stream(s)) if s.object == Some(r) => {
+            let mut d = Object::Dict(s.dict.clone());
+            c.encrypt_object(r, &mut d)?;
+            let Object::Dict(d) = d else { return Ok(()) };
+            let (_, len) = pdf.stream_range(s)?;
+            ser::stream_head(out, r, &d, len);
+            pdf.stream_chunks(s, 1 << 20, &mut |b| {
+                out.extend_from_slice(b);
+                Ok(())
+            })?;
+            out.extend_from_slice(ser::STREAM_TAIL);
+        }
+        Body::Object(Object::Stream(s)) => {
+            let data = pdf.stream_data(s, false)?;
+            encrypted_stream(c, out, r, &s.dict, &data, &resolve)?;
+        }
+        Body::Object(o) => {
+            let mut o = o.clone();
+            c.encrypt_object(r, &mut o)?;
+            ser::plain_object(out, r, &o);
+        }
+        Body::Stream(d, data) => encrypted_stream(c, out, r, d, data, &resolve)?,
+    }
+    Ok(())
+}
+
+/// A stream object `r` whose `data` (as stored, in the clear) and
+/// dictionary strings are encrypted.
+pub(crate) fn encrypted_stream(
+    c: &crate::crypt::Crypt,
+    out: &mut Vec<u8>,
+    r: ObjRef,
+    dict: &Dict,
+    data: &[u8],
+    resolve: &dyn Fn(&Object) -> Object,
+) -> Result<()> {
+    let m = c.stream_method(dict, resolve)?;
+    let data = c.encrypt_data(r, m, data)?;
+    let mut d = Object::Dict(dict.clone());
+    c.encrypt_object(r, &mut d)?;
+    let Object::Dict(d) = d else { return Ok(()) };
+    ser::stream_object(out, r, &d, &data);
+    Ok(())
 }

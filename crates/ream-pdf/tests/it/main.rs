@@ -10,6 +10,7 @@
 )]
 
 mod conformance;
+mod crypt;
 mod fixtures;
 mod hostile;
 mod limit_checks;

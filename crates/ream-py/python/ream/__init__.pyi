@@ -254,10 +254,11 @@ def pdf_info(
     verify_pages: bool = False,
 ) -> Dict[str, Any]:
     """The keys and values of ``ream pdf info --json``: file, bytes, version,
-    pages, pages_verified, encrypted, repaired, objects, info, xmp_bytes,
-    revisions, warnings. ``verify_pages`` walks the page tree instead of
-    trusting /Count. An encrypted PDF raises EncryptedError (ream does not
-    decrypt yet, so ``password`` cannot open one); a broken one
+    pages, pages_verified, encrypted, encryption, repaired, objects, info,
+    xmp_bytes, revisions, warnings. ``verify_pages`` walks the page tree
+    instead of trusting /Count. An encrypted PDF is decrypted with the empty
+    password or ``password`` (user or owner); when neither opens it,
+    EncryptedError names the handler, V and R; a broken one
     MalformedError with ``offset``; the reader's warnings are also issued as
     ReamWarning."""
 
@@ -274,11 +275,13 @@ def pdf_set_info(
     *,
     out: Union[str, "os.PathLike[str]", None] = None,
     in_place: bool = False,
+    password: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Sets Info entries (None removes one) in an appended revision, like
     ``ream pdf update --set-info``: ``out`` writes a new file, ``in_place``
     appends to ``path``; exactly one of them, else ReamError (kind usage).
-    Returns the dict of ``ream pdf update --json``."""
+    An encrypted PDF keeps its encryption (``password`` opens it when the
+    empty password does not). Returns the dict of ``ream pdf update --json``."""
 
 def aggregate(
     path: _Path,

@@ -1,0 +1,311 @@
+//! The standard security handler (ISO 32000-2 §7.6.4): the `/Encrypt`
+//! dictionary read, the password checked, the file key derived, and
+//! strings and stream data decrypted (or encrypted for writing) object by
+//! object.
+//!
+//! Supported: `/Filter /Standard` with V 1, 2 (RC4, 40 to 128 bits,
+//! revisions 2 and 3), V 4 (crypt filters `/V2` RC4 or `/AESV2` AES-128,
+//! revision 4) and V 5 (`/AESV3` AES-256, revisions 5 and 6). Public-key
+//! handlers, other `/Filter`s, V 3 and unknown revisions are refused by
+//! name.
+
+mod cipher;
+mod key;
+
+use crate::error::{Error, Result};
+use crate::object::{Dict, ObjRef, Object};
+use ream_io::ErrorKind;
+
+pub(crate) use cipher::Method;
+
+/// Longest password used (revisions 5 and 6 truncate to 127 bytes; the
+/// older ones use 32).
+pub const MAX_PASSWORD: usize = 127;
+
+/// A password given to open an encrypted PDF: up to 127 bytes, kept
+/// inline so that [`PdfOptions`](crate::PdfOptions) stays `Copy`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Password {
+    bytes: [u8; MAX_PASSWORD],
+    len: u8,
+}
+
+impl Password {
+    /// The password `text` as UTF-8 bytes, truncated to 127 bytes (the
+    /// most revisions 5 and 6 use; revisions 2 to 4 use 32).
+    pub fn new(text: &str) -> Password {
+        Password::from_bytes(text.as_bytes())
+    }
+
+    /// A password given as raw bytes (PDFDocEncoding for revisions 2 to
+    /// 4), truncated to 127 bytes.
+    pub fn from_bytes(b: &[u8]) -> Password {
+        let mut bytes = [0u8; MAX_PASSWORD];
+        let n = b.len().min(MAX_PASSWORD);
+        for (d, s) in bytes.iter_mut().zip(b.iter()).take(n) {
+            *d = *s;
+        }
+        Password {
+            bytes,
+            len: n as u8,
+        }
+    }
+
+    /// The password bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..usize::from(self.len)).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Password({} bytes)", self.len)
+    }
+}
+
+/// What a document's encryption is, as found in its `/Encrypt`
+/// dictionary, and whether ream could decrypt it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encryption {
+    /// The security handler (`/Filter`), such as `Standard`.
+    pub handler: String,
+    /// The algorithm version `/V` (0 when absent).
+    pub v: i64,
+    /// The revision `/R` (0 when absent).
+    pub r: i64,
+    /// Key length in bits (40 to 256).
+    pub key_bits: u32,
+    /// The method for streams: `RC4`, `AESV2`, `AESV3` or `Identity`.
+    pub stream_method: String,
+    /// The method for strings.
+    pub string_method: String,
+    /// False when `/EncryptMetadata false`: metadata streams are stored
+    /// in the clear.
+    pub encrypt_metadata: bool,
+    /// The permission bits `/P`.
+    pub permissions: i64,
+    /// Which password opened it: `user` or `owner`; `None` when it could
+    /// not be decrypted.
+    pub opened_with: Option<String>,
+    /// Why it could not be decrypted (wrong password, unsupported
+    /// handler); `None` when it was.
+    pub error: Option<String>,
+}
+
+impl Encryption {
+    /// `Standard V 2 R 3, RC4 128-bit` (the words `show` and errors use).
+    pub fn describe(&self) -> String {
+        format!(
+            "/Filter /{} V {} R {}, {} {}-bit",
+            self.handler, self.v, self.r, self.stream_method, self.key_bits
+        )
+    }
+}
+
+/// The state needed to decrypt and encrypt objects: the file key and the
+/// methods for strings, streams and embedded files.
+#[derive(Debug, Clone)]
+pub(crate) struct Crypt {
+    key: Vec<u8>,
+    strings: Method,
+    streams: Method,
+    embedded: Method,
+    named: Vec<(Vec<u8>, Method)>,
+    pub encrypt_metadata: bool,
+    /// The `/Encrypt` dictionary's object, never decrypted.
+    pub encrypt_ref: Option<ObjRef>,
+}
+
+/// Reads `encrypt` and tries the passwords: the empty password as user
+/// and as owner password, then `password` as user and as owner password. Gives the summary and,
+/// when a password matched, the decryption state.
+pub(crate) fn open(
+    encrypt: &Dict,
+    encrypt_ref: Option<ObjRef>,
+    id0: &[u8],
+    password: Option<&Password>,
+) -> (Encryption, Option<Crypt>) {
+    let params = key::Params::read(encrypt, id0);
+    let mut info = Encryption {
+        handler: encrypt.name(b"Filter").map_or_else(
+            || "?".to_string(),
+            |n| String::from_utf8_lossy(n).into_owned(),
+        ),
+        v: encrypt.int(b"V").unwrap_or(0),
+        r: encrypt.int(b"R").unwrap_or(0),
+        key_bits: 0,
+        stream_method: String::new(),
+        string_method: String::new(),
+        encrypt_metadata: !matches!(encrypt.get(b"EncryptMetadata"), Some(Object::Bool(false))),
+        permissions: encrypt.int(b"P").unwrap_or(0),
+        opened_with: None,
+        error: None,
+    };
+    let params = match params {
+        Ok(p) => p,
+        Err(e) => {
+            info.error = Some(format!("{}: {}", info.describe_short(), e.message()));
+            return (info, None);
+        }
+    };
+    info.key_bits = params.key_len as u32 * 8;
+    info.stream_method = params.streams.name().to_string();
+    info.string_method = params.strings.name().to_string();
+    let mut tries: Vec<(&[u8], bool)> = vec![(b"", false), (b"", true)];
+    if let Some(p) = password {
+        tries.push((p.as_bytes(), false));
+        tries.push((p.as_bytes(), true));
+    }
+    for (pw, owner) in tries {
+        let found = if owner {
+            params.owner_key(pw)
+        } else {
+            params.user_key(pw)
+        };
+        if let Some(k) = found {
+            info.opened_with = Some(if owner { "owner" } else { "user" }.to_string());
+            let crypt = Crypt {
+                key: k,
+                strings: params.strings,
+                streams: params.streams,
+                embedded: params.embedded,
+                named: params.named.clone(),
+                encrypt_metadata: params.encrypt_metadata,
+                encrypt_ref,
+            };
+            return (info, Some(crypt));
+        }
+    }
+    info.error = Some(format!(
+        "{}: {}",
+        info.describe(),
+        match password {
+            None => "the document needs a password (the empty user password does not open it)",
+            Some(_) => "wrong password (neither the user nor the owner password)",
+        }
+    ));
+    (info, None)
+}
+
+impl Encryption {
+    fn describe_short(&self) -> String {
+        format!("/Filter /{} V {} R {}", self.handler, self.v, self.r)
+    }
+}
+
+impl Crypt {
+    /// The key of object `r` for `m` (the file key itself for AES-256).
+    fn object_key(&self, r: ObjRef, m: Method) -> Vec<u8> {
+        key::object_key(&self.key, r, m)
+    }
+
+    /// Decrypts one string of object `r`.
+    pub fn decrypt_string(&self, r: ObjRef, data: &[u8]) -> Result<Vec<u8>> {
+        let k = self.object_key(r, self.strings);
+        self.strings.decrypt(&k, data)
+    }
+
+    /// Encrypts one string of object `r`.
+    pub fn encrypt_string(&self, r: ObjRef, data: &[u8]) -> Result<Vec<u8>> {
+        let k = self.object_key(r, self.strings);
+        self.strings.encrypt(&k, data)
+    }
+
+    /// Decrypts every string inside `o`, an object numbered `r`.
+    pub fn decrypt_object(&self, r: ObjRef, o: &mut Object) -> Result<()> {
+        if self.strings == Method::Identity || self.encrypt_ref.is_some_and(|e| e.num == r.num) {
+            return Ok(());
+        }
+        if let Object::Stream(s) = o
+            && s.dict.is_type(b"XRef")
+        {
+            return Ok(());
+        }
+        walk_strings(o, &mut |s| self.decrypt_string(r, s))
+    }
+
+    /// Encrypts every string inside `o`, to be written as object `r` (the
+    /// caller leaves the `/Encrypt` dictionary alone).
+    pub fn encrypt_object(&self, r: ObjRef, o: &mut Object) -> Result<()> {
+        if self.strings == Method::Identity {
+            return Ok(());
+        }
+        walk_strings(o, &mut |s| self.encrypt_string(r, s))
+    }
+
+    /// The method for the data of a stream with dictionary `d`
+    /// (`Identity` for cross-reference streams, clear-text metadata, and a
+    /// `/Crypt` filter naming `/Identity`). `resolve` follows references
+    /// in `/Filter` and `/DecodeParms`.
+    pub fn stream_method(&self, d: &Dict, resolve: &dyn Fn(&Object) -> Object) -> Result<Method> {
+        if d.is_type(b"XRef") {
+            return Ok(Method::Identity);
+        }
+        if !self.encrypt_metadata && d.is_type(b"Metadata") {
+            return Ok(Method::Identity);
+        }
+        let chain = crate::xref::chain::filter_chain(d, resolve);
+        if let Some(f) = chain.first()
+            && f.name == b"Crypt"
+        {
+            let name = f
+                .parms
+                .as_ref()
+                .and_then(|p| p.name(b"Name"))
+                .unwrap_or(b"Identity");
+            if name == b"Identity" {
+                return Ok(Method::Identity);
+            }
+            return self
+                .named
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, m)| *m)
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Unsupported,
+                        format!(
+                            "the stream's /Crypt filter names /{}, which /CF does not define",
+                            String::from_utf8_lossy(name)
+                        ),
+                    )
+                });
+        }
+        if d.is_type(b"EmbeddedFile") {
+            return Ok(self.embedded);
+        }
+        Ok(self.streams)
+    }
+
+    /// Decrypts the stored data of stream object `r` with method `m`.
+    pub fn decrypt_data(&self, r: ObjRef, m: Method, data: &[u8]) -> Result<Vec<u8>> {
+        m.decrypt(&self.object_key(r, m), data)
+    }
+
+    /// Encrypts data to be stored in stream object `r` with method `m`.
+    pub fn encrypt_data(&self, r: ObjRef, m: Method, data: &[u8]) -> Result<Vec<u8>> {
+        m.encrypt(&self.object_key(r, m), data)
+    }
+}
+
+/// Runs `f` on every string in `o` (arrays, dictionaries, a stream's
+/// dictionary), replacing each by its result.
+fn walk_strings(o: &mut Object, f: &mut dyn FnMut(&[u8]) -> Result<Vec<u8>>) -> Result<()> {
+    match o {
+        Object::String(s) => {
+            *s = f(s)?;
+            Ok(())
+        }
+        Object::Array(a) => a.iter_mut().try_for_each(|x| walk_strings(x, f)),
+        Object::Dict(d) => walk_dict(d, f),
+        Object::Stream(s) => walk_dict(&mut s.dict, f),
+        _ => Ok(()),
+    }
+}
+
+fn walk_dict(d: &mut Dict, f: &mut dyn FnMut(&[u8]) -> Result<Vec<u8>>) -> Result<()> {
+    d.values_mut().try_for_each(|v| walk_strings(v, f))
+}
+
+#[cfg(test)]
+mod tests;
