@@ -465,7 +465,14 @@ fn check_lazy(
 /// data of every stream, and the metadata index on one thread.
 pub fn visit_pdf(data: &[u8]) {
     for strict in [false, true] {
-        let Ok(pdf) = Pdf::from_bytes(data.to_vec(), &PdfOptions::new().strict(strict)) else {
+        // "user" is the user password of the encrypted seeds (the empty
+        // password is tried first), so their strings and streams are
+        // decrypted; an encrypted file it does not open is read locked.
+        let opts = PdfOptions::new()
+            .strict(strict)
+            .password("user")
+            .allow_encrypted(true);
+        let Ok(pdf) = Pdf::from_bytes(data.to_vec(), &opts) else {
             continue;
         };
         let _ = (
