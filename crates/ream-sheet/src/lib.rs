@@ -21,8 +21,8 @@
 //! A legacy Excel workbook (`.xls`: BIFF8, and BIFF5/7) is found by its
 //! content (a CFB container, or a bare BIFF stream); the `xls` module reads
 //! its globals once and its worksheets in parallel into the same model
-//! (cached values of formulas; every sheet loaded, so [`Workbook::rows`]
-//! reads loaded cells).
+//! (cached values of formulas with their text decompiled from the formula
+//! tokens; every sheet loaded, so [`Workbook::rows`] reads loaded cells).
 //!
 //! An Excel binary workbook (`.xlsb`: BIFF12 records in the same ZIP
 //! package) is found by its workbook part, `xl/workbook.bin`; the `xlsb`
@@ -48,6 +48,7 @@ mod open;
 mod options;
 mod parts;
 mod pipeline;
+mod ptg;
 mod refs;
 mod rows;
 mod small_parts;

@@ -16,12 +16,17 @@
 //! strings (LABEL, RSTRING), booleans and errors (BOOLERR), and the cached
 //! value of a FORMULA (number, string from its STRING record, boolean,
 //! error); a number whose cell format is a date is a date. Formula text
-//! is not decompiled: formula cells carry their cached values only.
+//! is decompiled from the tokens ([`crate::ptg`]; shared and array
+//! formulas through their SHRFMLA/ARRAY records, [`formulas`]) beside the
+//! cached value; defined names (NAME) are listed with their definitions
+//! ([`names`]).
 //! Every sheet is loaded, also with `load_cells(false)`, so
 //! [`Workbook::rows`] reads the loaded cells (memory: the whole workbook).
 
 mod crypt;
+mod formulas;
 mod globals;
+mod names;
 mod records;
 mod sheet;
 
@@ -79,17 +84,19 @@ pub(crate) fn open_stream(stream: &[u8], opts: &OpenOptions, t0: Instant) -> Res
     let parsed = parse_all(stream, &g, &sst, &jobs, threads, opts)?;
     let phase_b_s = t1.elapsed().as_secs_f64();
     let mut cells = 0u64;
+    let mut warnings = Vec::new();
     let mut parsed = parsed.into_iter();
     let sheets: Vec<Sheet> = g
         .sheets
         .iter()
         .enumerate()
         .map(|(index, e)| {
-            let p = if e.kind == SheetKind::Worksheet {
+            let mut p = if e.kind == SheetKind::Worksheet {
                 parsed.next().unwrap_or_default()
             } else {
                 ParsedXls::default()
             };
+            warnings.append(&mut p.warnings);
             cells += p.store.cells.len() as u64;
             Sheet {
                 name: e.name.clone(),
@@ -125,11 +132,11 @@ pub(crate) fn open_stream(stream: &[u8], opts: &OpenOptions, t0: Instant) -> Res
     };
     Ok(Workbook {
         sheets,
-        names: Vec::new(),
+        names: std::mem::take(&mut g.defined_names),
         date_1904: g.date_1904,
         stats,
         shared_strings: sst.len(),
-        warnings: Vec::new(),
+        warnings,
         limits: opts.limits,
         stream_block: opts.stream_block.max(1),
         stream_piped: false,

@@ -3,6 +3,7 @@
 //! declared dimension. Embedded substreams (a chart's BOF..EOF inside a
 //! sheet) are skipped.
 
+use super::formulas::SheetFormulas;
 use super::globals::Globals;
 use super::records::{Records, f64_at, malformed, u16_at, u32_at};
 use crate::dates::kind_for;
@@ -42,6 +43,8 @@ pub(super) struct ParsedXls {
     pub merged: Vec<CellRange>,
     pub hidden_rows: Vec<u32>,
     pub hidden_cols: Vec<u32>,
+    /// Formulas whose text was skipped (their cached values are kept).
+    pub warnings: Vec<Error>,
 }
 
 /// The cell error of a BIFF error code.
@@ -178,6 +181,7 @@ pub(super) fn parse_sheet(
     let mut depth = 0u32;
     let mut pending_string: Option<(u32, u32, usize)> = None;
     let mut s = String::new();
+    let mut formulas = SheetFormulas::new(biff8, &g.book, sheet, limits);
     while let Some(r) = recs.next_record()? {
         let d = r.data;
         let at = r.offset;
@@ -201,6 +205,9 @@ pub(super) fn parse_sheet(
             // A string formula without its STRING record: the cell
             // still exists, without a value.
             b.push(row, col, T_EMPTY, 0, 0, off)?;
+        }
+        if !matches!(r.typ, STRING | SHRFMLA | ARRAY) {
+            formulas.end_pending();
         }
         match r.typ {
             EOF => break,
@@ -259,6 +266,7 @@ pub(super) fn parse_sheet(
                 }
             }
             FORMULA => {
+                formulas.formula(row, col, d, at, &mut b.out.store)?;
                 if let Some(&[kind, _, v, _, _, _, 0xFF, 0xFF]) = d.get(6..14) {
                     match kind {
                         0 => pending_string = Some((row, col, at)),
@@ -279,6 +287,8 @@ pub(super) fn parse_sheet(
                     s = text;
                 }
             }
+            SHRFMLA => formulas.shared(d, &mut b.out.store)?,
+            ARRAY => formulas.array(d, &mut b.out.store)?,
             ROW if u32_at(d, 12) & 0x20 != 0 => b.out.hidden_rows.push(row),
             COLINFO if u16_at(d, 8) & 1 != 0 => {
                 let (c0, c1) = (u32::from(u16_at(d, 0)), u32::from(u16_at(d, 2)));
@@ -309,7 +319,9 @@ pub(super) fn parse_sheet(
     }
     let sorted = b.sorted;
     let mut out = b.out;
+    out.warnings = formulas.finish();
     out.store.normalize(sorted);
+    out.store.link_formulas();
     out.store.seal_text();
     out.hidden_cols.sort_unstable();
     out.hidden_cols.dedup();

@@ -10,6 +10,7 @@
 mod chunks;
 mod conformance;
 mod fixtures;
+mod formula_agreement;
 mod formula_cells;
 mod fuzz_regressions;
 mod hostile;
@@ -20,5 +21,6 @@ mod ods_windowed;
 mod paths;
 mod rows;
 mod xls;
+mod xls_formulas;
 mod xlsb;
 mod zipkit;

@@ -1,0 +1,190 @@
+//! Formula text of a worksheet's FORMULA records: plain formulas
+//! decompiled where they stand, shared formulas (SHRFMLA) and array
+//! formulas (ARRAY) found through the PtgExp of their cells. A formula
+//! that does not decompile keeps its cached value; a warning names the
+//! sheet, the cell and the token.
+
+use super::records::u16_at;
+use crate::error::{Error, Result};
+use crate::options::Limits;
+use crate::ptg::{self, Dialect, FormulaBook};
+use crate::store::{CellStore, FormulaRec};
+use std::collections::{HashMap, HashSet};
+
+/// Warnings kept per sheet; further failures are counted in one more.
+const MAX_WARNINGS: usize = 10;
+
+/// A FORMULA whose PtgExp named a formula not seen yet: its SHRFMLA or
+/// ARRAY record follows right after.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    cell: (u32, u32),
+    target: (u32, u32),
+    offset: usize,
+}
+
+/// A shared formula's tokens and their trailing data.
+type Tokens<'s> = (&'s [u8], &'s [u8]);
+
+/// Shared and array formulas of one sheet, and the formula text written.
+pub(super) struct SheetFormulas<'s> {
+    dialect: Dialect,
+    book: &'s FormulaBook,
+    sheet: &'s str,
+    max_bytes: u64,
+    shared: HashMap<(u32, u32), Tokens<'s>>,
+    arrays: HashSet<(u32, u32)>,
+    pending: Option<Pending>,
+    text: String,
+    bytes: u64,
+    failed: usize,
+    pub warnings: Vec<Error>,
+}
+
+impl<'s> SheetFormulas<'s> {
+    pub(super) fn new(
+        biff8: bool,
+        book: &'s FormulaBook,
+        sheet: &'s str,
+        limits: &Limits,
+    ) -> SheetFormulas<'s> {
+        SheetFormulas {
+            dialect: if biff8 {
+                Dialect::Biff8
+            } else {
+                Dialect::Biff5
+            },
+            book,
+            sheet,
+            max_bytes: limits.max_formula_bytes,
+            shared: HashMap::new(),
+            arrays: HashSet::new(),
+            pending: None,
+            text: String::new(),
+            bytes: 0,
+            failed: 0,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A record other than SHRFMLA/ARRAY/TABLE/STRING: a pending PtgExp
+    /// stays without text.
+    pub(super) fn end_pending(&mut self) {
+        self.pending = None;
+    }
+
+    /// The FORMULA record `d` (at stream offset `at`) of cell (row, col).
+    pub(super) fn formula(
+        &mut self,
+        row: u32,
+        col: u32,
+        d: &'s [u8],
+        at: usize,
+        store: &mut CellStore,
+    ) -> Result<()> {
+        self.pending = None;
+        let (rgce, extra) = split(d, 20);
+        if let Some(target) = ptg::exp_target(self.dialect, rgce, extra) {
+            if let Some(&(rgce, extra)) = self.shared.get(&target) {
+                return self.write(rgce, extra, (row, col), at, store);
+            }
+            if !self.arrays.contains(&target) {
+                self.pending = Some(Pending {
+                    cell: (row, col),
+                    target,
+                    offset: at,
+                });
+            }
+            return Ok(());
+        }
+        self.write(rgce, extra, (row, col), at, store)
+    }
+
+    /// SHRFMLA: the shared formula of the pending cell's PtgExp.
+    pub(super) fn shared(&mut self, d: &'s [u8], store: &mut CellStore) -> Result<()> {
+        let Some(p) = self.pending.take() else {
+            return Ok(());
+        };
+        let (rgce, extra) = split(d, 8);
+        self.shared.insert(p.target, (rgce, extra));
+        self.write(rgce, extra, p.cell, p.offset, store)
+    }
+
+    /// ARRAY: the array formula, written for its first cell only (as XLSX
+    /// stores it).
+    pub(super) fn array(&mut self, d: &'s [u8], store: &mut CellStore) -> Result<()> {
+        let Some(p) = self.pending.take() else {
+            return Ok(());
+        };
+        self.arrays.insert(p.target);
+        let (rgce, extra) = split(d, 12);
+        self.write(rgce, extra, p.cell, p.offset, store)
+    }
+
+    fn write(
+        &mut self,
+        rgce: &[u8],
+        extra: &[u8],
+        cell: (u32, u32),
+        at: usize,
+        store: &mut CellStore,
+    ) -> Result<()> {
+        if let Err(e) = ptg::decompile(self.dialect, rgce, extra, self.book, cell, &mut self.text) {
+            self.failed += 1;
+            if self.warnings.len() < MAX_WARNINGS {
+                self.warnings.push(
+                    Error::malformed(format!("formula text skipped, cached value kept: {e}"))
+                        .in_part("Workbook")
+                        .in_sheet(self.sheet)
+                        .at_cell(cell.0, cell.1)
+                        .at_offset(at as u64),
+                );
+            }
+            return Ok(());
+        }
+        self.bytes += self.text.len() as u64;
+        if self.bytes > self.max_bytes {
+            return Err(Error::limit(format!(
+                "formula text of this sheet exceeds {} bytes (shared formulas expanded; max_formula_bytes)",
+                self.max_bytes
+            ))
+            .in_part("Workbook")
+            .in_sheet(self.sheet)
+            .at_cell(cell.0, cell.1)
+            .at_offset(at as u64));
+        }
+        let off = store.arena.len();
+        store.arena.extend_from_slice(self.text.as_bytes());
+        store.formulas.push(FormulaRec {
+            row: cell.0,
+            col: cell.1,
+            off: u32::try_from(off).unwrap_or(u32::MAX),
+            len: self.text.len() as u32,
+        });
+        Ok(())
+    }
+
+    /// The warnings, with one counting those left out.
+    pub(super) fn finish(mut self) -> Vec<Error> {
+        if self.failed > self.warnings.len() {
+            self.warnings.push(
+                Error::malformed(format!(
+                    "{} more formulas kept their cached values without text",
+                    self.failed - self.warnings.len()
+                ))
+                .in_part("Workbook")
+                .in_sheet(self.sheet),
+            );
+        }
+        self.warnings
+    }
+}
+
+/// The tokens of a parsed formula whose 16-bit length is at `at`, and the
+/// data after them.
+fn split(d: &[u8], at: usize) -> (&[u8], &[u8]) {
+    let cce = usize::from(u16_at(d, at));
+    let body = d.get(at + 2..).unwrap_or_default();
+    let rgce = body.get(..cce).unwrap_or(body);
+    (rgce, body.get(rgce.len()..).unwrap_or_default())
+}
