@@ -14,8 +14,10 @@
 //! [`MAX_TEXT`] bytes are refused.
 
 mod functions;
+mod sheet_formulas;
 mod tokens;
 
+pub(crate) use sheet_formulas::{SheetFormulas, split};
 pub(crate) use tokens::exp_target;
 
 use std::fmt::Write as _;

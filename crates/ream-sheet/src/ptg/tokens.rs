@@ -3,7 +3,7 @@
 
 use super::functions::{function, is_builtin};
 use super::{
-    Dialect, FormulaBook, MAX_TEXT, PtgError, SupKind, error_text, push_col, push_number,
+    Dialect, FormulaBook, MAX_TEXT, PtgError, SupBook, SupKind, error_text, push_col, push_number,
     push_sheet_name, push_string,
 };
 use std::fmt::Write as _;
@@ -639,12 +639,18 @@ impl<'a> Decoder<'a> {
         let xti = self.book.xti.get(usize::from(ixti)).ok_or_else(|| {
             Self::err(at, format!("sheet reference {ixti} is not in EXTERNSHEET"))
         })?;
-        let sb = self.book.supbooks.get(xti.supbook).ok_or_else(|| {
-            Self::err(
-                at,
-                format!("supporting book {} does not exist", xti.supbook),
-            )
-        })?;
+        // Without any supporting book listed, XTIs mean this workbook.
+        let internal = SupBook::default();
+        let sb = match self.book.supbooks.get(xti.supbook) {
+            Some(sb) => sb,
+            None if self.book.supbooks.is_empty() => &internal,
+            None => {
+                return Err(Self::err(
+                    at,
+                    format!("supporting book {} does not exist", xti.supbook),
+                ));
+            }
+        };
         let p = match &sb.kind {
             SupKind::Internal => self.prefix(&self.book.sheets, xti.first, xti.last, None),
             SupKind::External(k) => self.prefix(&sb.sheets, xti.first, xti.last, Some(*k)),

@@ -17,14 +17,13 @@
 //! value of a FORMULA (number, string from its STRING record, boolean,
 //! error); a number whose cell format is a date is a date. Formula text
 //! is decompiled from the tokens ([`crate::ptg`]; shared and array
-//! formulas through their SHRFMLA/ARRAY records, [`formulas`]) beside the
+//! formulas through their SHRFMLA/ARRAY records) beside the
 //! cached value; defined names (NAME) are listed with their definitions
 //! ([`names`]).
 //! Every sheet is loaded, also with `load_cells(false)`, so
 //! [`Workbook::rows`] reads the loaded cells (memory: the whole workbook).
 
 mod crypt;
-mod formulas;
 mod globals;
 mod names;
 mod records;

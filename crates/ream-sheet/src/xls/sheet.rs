@@ -3,13 +3,13 @@
 //! declared dimension. Embedded substreams (a chart's BOF..EOF inside a
 //! sheet) are skipped.
 
-use super::formulas::SheetFormulas;
 use super::globals::Globals;
 use super::records::{Records, f64_at, malformed, u16_at, u32_at};
 use crate::dates::kind_for;
 use crate::error::{Error, Result};
 use crate::model::{CellError, CellRange};
 use crate::options::Limits;
+use crate::ptg::{Dialect, SheetFormulas, split};
 use crate::sst::SharedStrings;
 use crate::store::{
     CellStore, RawCell, T_BOOL, T_DATE, T_EMPTY, T_ERROR, T_INLINE, T_NUMBER, T_SST, date_kind_code,
@@ -181,7 +181,12 @@ pub(super) fn parse_sheet(
     let mut depth = 0u32;
     let mut pending_string: Option<(u32, u32, usize)> = None;
     let mut s = String::new();
-    let mut formulas = SheetFormulas::new(biff8, &g.book, sheet, limits);
+    let dialect = if biff8 {
+        Dialect::Biff8
+    } else {
+        Dialect::Biff5
+    };
+    let mut formulas = SheetFormulas::new(dialect, &g.book, sheet, "Workbook", limits);
     while let Some(r) = recs.next_record()? {
         let d = r.data;
         let at = r.offset;
@@ -266,7 +271,7 @@ pub(super) fn parse_sheet(
                 }
             }
             FORMULA => {
-                formulas.formula(row, col, d, at, &mut b.out.store)?;
+                formulas.formula(row, col, split(d, 20, false), at, &mut b.out.store)?;
                 if let Some(&[kind, _, v, _, _, _, 0xFF, 0xFF]) = d.get(6..14) {
                     match kind {
                         0 => pending_string = Some((row, col, at)),
@@ -287,8 +292,8 @@ pub(super) fn parse_sheet(
                     s = text;
                 }
             }
-            SHRFMLA => formulas.shared(d, &mut b.out.store)?,
-            ARRAY => formulas.array(d, &mut b.out.store)?,
+            SHRFMLA => formulas.shared(split(d, 8, false), &mut b.out.store)?,
+            ARRAY => formulas.array(split(d, 12, false), &mut b.out.store)?,
             ROW if u32_at(d, 12) & 0x20 != 0 => b.out.hidden_rows.push(row),
             COLINFO if u16_at(d, 8) & 1 != 0 => {
                 let (c0, c1) = (u32::from(u16_at(d, 0)), u32::from(u16_at(d, 2)));

@@ -21,6 +21,7 @@
 //! Missing: streaming rows in constant memory, comments, hyperlinks,
 //! tables, defined names and formula text.
 
+mod names;
 mod records;
 mod sheet;
 mod workbook;
@@ -101,10 +102,11 @@ pub(crate) fn open(
         .iter()
         .enumerate()
         .map(|(index, e)| {
-            let p = parsed
+            let mut p = parsed
                 .get_mut(index)
                 .and_then(Option::take)
                 .unwrap_or_default();
+            warnings.append(&mut p.warnings);
             cells += p.store.cells.len() as u64;
             Sheet {
                 name: e.name.clone(),
@@ -140,7 +142,7 @@ pub(crate) fn open(
     };
     Ok(Workbook {
         sheets,
-        names: Vec::new(),
+        names: std::mem::take(&mut g.defined_names),
         date_1904: g.date_1904,
         stats,
         shared_strings: sst.len(),
@@ -175,7 +177,7 @@ fn parse_all(
             ))
             .in_part(e.part.clone())
         })?;
-        sheet::parse_sheet(&data, &e.part, g, sst, &opts.limits)
+        sheet::parse_sheet(&data, &e.part, &e.name, g, sst, &opts.limits)
             .map_err(|err| err.in_sheet(e.name.clone()))
     };
     if threads <= 1 || jobs.len() <= 1 {

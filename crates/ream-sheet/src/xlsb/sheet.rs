@@ -10,6 +10,7 @@ use crate::dates::kind_for;
 use crate::error::{Error, Result};
 use crate::model::{CellError, CellRange};
 use crate::options::Limits;
+use crate::ptg::{Dialect, SheetFormulas, split};
 use crate::sst::SharedStrings;
 use crate::store::{
     CellStore, RawCell, T_BOOL, T_DATE, T_EMPTY, T_ERROR, T_INLINE, T_NUMBER, T_SST, date_kind_code,
@@ -32,6 +33,8 @@ const COL_INFO: u16 = 60;
 const CELL_RSTRING: u16 = 62;
 const WS_DIM: u16 = 148;
 const MERGE_CELL: u16 = 176;
+const ARR_FMLA: u16 = 426;
+const SHR_FMLA: u16 = 428;
 
 /// The last row and column a worksheet can have.
 const MAX_ROW: u32 = 1_048_575;
@@ -45,6 +48,8 @@ pub(super) struct ParsedXlsb {
     pub merged: Vec<CellRange>,
     pub hidden_rows: Vec<u32>,
     pub hidden_cols: Vec<u32>,
+    /// Formulas whose text was skipped (their cached values are kept).
+    pub warnings: Vec<Error>,
 }
 
 /// The cell error of a BIFF12 error code.
@@ -154,10 +159,11 @@ impl Builder<'_> {
     }
 }
 
-/// Parses the worksheet part `part` (its bytes in `data`).
+/// Parses the worksheet part `part` (its bytes in `data`) of sheet `sheet`.
 pub(super) fn parse_sheet(
     data: &[u8],
     part: &str,
+    sheet: &str,
     g: &Globals,
     sst: &Arc<SharedStrings>,
     limits: &Limits,
@@ -175,8 +181,20 @@ pub(super) fn parse_sheet(
     b.out.store.date_1904 = g.date_1904;
     let mut recs = Records::new(data, part);
     let mut row = 0u32;
+    let mut formulas = SheetFormulas::new(Dialect::Biff12, &g.book, sheet, part, limits);
     while let Some(r) = recs.next_record()? {
         let (d, at) = (r.data, r.offset);
+        match r.typ {
+            SHR_FMLA => {
+                formulas.shared(split(d, 16, true), &mut b.out.store)?;
+                continue;
+            }
+            ARR_FMLA => {
+                formulas.array(split(d, 17, true), &mut b.out.store)?;
+                continue;
+            }
+            _ => formulas.end_pending(),
+        }
         match r.typ {
             ROW_HDR => {
                 row = u32_at(d, 0);
@@ -223,6 +241,15 @@ pub(super) fn parse_sheet(
             return Err(b.err(e, row, col.min(MAX_COL), at));
         }
         let xf = u32_at(d, 4) & 0x00FF_FFFF;
+        let formula_at = match r.typ {
+            FMLA_NUM => Some(18),
+            FMLA_BOOL | FMLA_ERROR => Some(11),
+            FMLA_STRING => Some(14 + 2 * u32_at(d, 8) as usize),
+            _ => None,
+        };
+        if let Some(fa) = formula_at {
+            formulas.formula(row, col, split(d, fa, true), at, &mut b.out.store)?;
+        }
         match r.typ {
             CELL_BLANK => {}
             CELL_RK => b.number(row, col, xf, rk_value(u32_at(d, 8)), at)?,
@@ -253,7 +280,9 @@ pub(super) fn parse_sheet(
     }
     let sorted = b.sorted;
     let mut out = b.out;
+    out.warnings = formulas.finish();
     out.store.normalize(sorted);
+    out.store.link_formulas();
     out.store.seal_text();
     out.hidden_rows.sort_unstable();
     out.hidden_rows.dedup();

@@ -23,4 +23,5 @@ mod rows;
 mod xls;
 mod xls_formulas;
 mod xlsb;
+mod xlsb_formulas;
 mod zipkit;

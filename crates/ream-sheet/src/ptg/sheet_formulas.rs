@@ -1,10 +1,10 @@
-//! Formula text of a worksheet's FORMULA records: plain formulas
-//! decompiled where they stand, shared formulas (SHRFMLA) and array
-//! formulas (ARRAY) found through the PtgExp of their cells. A formula
-//! that does not decompile keeps its cached value; a warning names the
-//! sheet, the cell and the token.
+//! Formula text of a worksheet's formula cells (XLS FORMULA, XLSB
+//! BrtFmla*): plain formulas decompiled where they stand, shared formulas
+//! (SHRFMLA / BrtShrFmla) and array formulas (ARRAY / BrtArrFmla) found
+//! through the PtgExp of their cells. A formula that does not decompile
+//! keeps its cached value; a warning names the sheet, the cell and the
+//! token.
 
-use super::records::u16_at;
 use crate::error::{Error, Result};
 use crate::options::Limits;
 use crate::ptg::{self, Dialect, FormulaBook};
@@ -24,13 +24,14 @@ struct Pending {
 }
 
 /// A shared formula's tokens and their trailing data.
-type Tokens<'s> = (&'s [u8], &'s [u8]);
+pub(crate) type Tokens<'s> = (&'s [u8], &'s [u8]);
 
 /// Shared and array formulas of one sheet, and the formula text written.
-pub(super) struct SheetFormulas<'s> {
+pub(crate) struct SheetFormulas<'s> {
     dialect: Dialect,
     book: &'s FormulaBook,
     sheet: &'s str,
+    part: &'s str,
     max_bytes: u64,
     shared: HashMap<(u32, u32), Tokens<'s>>,
     arrays: HashSet<(u32, u32)>,
@@ -42,20 +43,19 @@ pub(super) struct SheetFormulas<'s> {
 }
 
 impl<'s> SheetFormulas<'s> {
-    pub(super) fn new(
-        biff8: bool,
+    /// Formulas of sheet `sheet` (stored in part `part`).
+    pub(crate) fn new(
+        dialect: Dialect,
         book: &'s FormulaBook,
         sheet: &'s str,
+        part: &'s str,
         limits: &Limits,
     ) -> SheetFormulas<'s> {
         SheetFormulas {
-            dialect: if biff8 {
-                Dialect::Biff8
-            } else {
-                Dialect::Biff5
-            },
+            dialect,
             book,
             sheet,
+            part,
             max_bytes: limits.max_formula_bytes,
             shared: HashMap::new(),
             arrays: HashSet::new(),
@@ -69,21 +69,21 @@ impl<'s> SheetFormulas<'s> {
 
     /// A record other than SHRFMLA/ARRAY/TABLE/STRING: a pending PtgExp
     /// stays without text.
-    pub(super) fn end_pending(&mut self) {
+    pub(crate) fn end_pending(&mut self) {
         self.pending = None;
     }
 
-    /// The FORMULA record `d` (at stream offset `at`) of cell (row, col).
-    pub(super) fn formula(
+    /// The formula (`rgce`, `extra`) of cell (row, col), its record at
+    /// byte `at` of the part.
+    pub(crate) fn formula(
         &mut self,
         row: u32,
         col: u32,
-        d: &'s [u8],
+        (rgce, extra): Tokens<'s>,
         at: usize,
         store: &mut CellStore,
     ) -> Result<()> {
         self.pending = None;
-        let (rgce, extra) = split(d, 20);
         if let Some(target) = ptg::exp_target(self.dialect, rgce, extra) {
             if let Some(&(rgce, extra)) = self.shared.get(&target) {
                 return self.write(rgce, extra, (row, col), at, store);
@@ -101,23 +101,25 @@ impl<'s> SheetFormulas<'s> {
     }
 
     /// SHRFMLA: the shared formula of the pending cell's PtgExp.
-    pub(super) fn shared(&mut self, d: &'s [u8], store: &mut CellStore) -> Result<()> {
+    pub(crate) fn shared(
+        &mut self,
+        (rgce, extra): Tokens<'s>,
+        store: &mut CellStore,
+    ) -> Result<()> {
         let Some(p) = self.pending.take() else {
             return Ok(());
         };
-        let (rgce, extra) = split(d, 8);
         self.shared.insert(p.target, (rgce, extra));
         self.write(rgce, extra, p.cell, p.offset, store)
     }
 
     /// ARRAY: the array formula, written for its first cell only (as XLSX
     /// stores it).
-    pub(super) fn array(&mut self, d: &'s [u8], store: &mut CellStore) -> Result<()> {
+    pub(crate) fn array(&mut self, (rgce, extra): Tokens<'s>, store: &mut CellStore) -> Result<()> {
         let Some(p) = self.pending.take() else {
             return Ok(());
         };
         self.arrays.insert(p.target);
-        let (rgce, extra) = split(d, 12);
         self.write(rgce, extra, p.cell, p.offset, store)
     }
 
@@ -134,7 +136,7 @@ impl<'s> SheetFormulas<'s> {
             if self.warnings.len() < MAX_WARNINGS {
                 self.warnings.push(
                     Error::malformed(format!("formula text skipped, cached value kept: {e}"))
-                        .in_part("Workbook")
+                        .in_part(self.part)
                         .in_sheet(self.sheet)
                         .at_cell(cell.0, cell.1)
                         .at_offset(at as u64),
@@ -148,7 +150,7 @@ impl<'s> SheetFormulas<'s> {
                 "formula text of this sheet exceeds {} bytes (shared formulas expanded; max_formula_bytes)",
                 self.max_bytes
             ))
-            .in_part("Workbook")
+            .in_part(self.part)
             .in_sheet(self.sheet)
             .at_cell(cell.0, cell.1)
             .at_offset(at as u64));
@@ -165,14 +167,14 @@ impl<'s> SheetFormulas<'s> {
     }
 
     /// The warnings, with one counting those left out.
-    pub(super) fn finish(mut self) -> Vec<Error> {
+    pub(crate) fn finish(mut self) -> Vec<Error> {
         if self.failed > self.warnings.len() {
             self.warnings.push(
                 Error::malformed(format!(
                     "{} more formulas kept their cached values without text",
                     self.failed - self.warnings.len()
                 ))
-                .in_part("Workbook")
+                .in_part(self.part)
                 .in_sheet(self.sheet),
             );
         }
@@ -180,11 +182,25 @@ impl<'s> SheetFormulas<'s> {
     }
 }
 
-/// The tokens of a parsed formula whose 16-bit length is at `at`, and the
-/// data after them.
-fn split(d: &[u8], at: usize) -> (&[u8], &[u8]) {
-    let cce = usize::from(u16_at(d, at));
-    let body = d.get(at + 2..).unwrap_or_default();
+/// The tokens of a parsed formula whose length (16-bit, or 32-bit for
+/// BIFF12) is at `at`, and the data after them (BIFF12: its own 32-bit
+/// length first).
+pub(crate) fn split(d: &[u8], at: usize, wide: bool) -> Tokens<'_> {
+    let n = if wide { 4 } else { 2 };
+    let cce = d.get(at..at + n).map_or(0, |b| {
+        b.iter()
+            .rev()
+            .fold(0usize, |acc, &x| (acc << 8) | usize::from(x))
+    });
+    let body = d.get(at + n..).unwrap_or_default();
     let rgce = body.get(..cce).unwrap_or(body);
-    (rgce, body.get(rgce.len()..).unwrap_or_default())
+    let rest = body.get(rgce.len()..).unwrap_or_default();
+    (
+        rgce,
+        if wide {
+            rest.get(4..).unwrap_or_default()
+        } else {
+            rest
+        },
+    )
 }
