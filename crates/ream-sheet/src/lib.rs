@@ -22,7 +22,8 @@
 //! content (a CFB container, or a bare BIFF stream); the `xls` module reads
 //! its globals once and its worksheets in parallel into the same model
 //! (cached values of formulas with their text decompiled from the formula
-//! tokens; every sheet loaded, so [`Workbook::rows`] reads loaded cells).
+//! tokens); opened without cells, [`Workbook::rows`] walks a sheet's
+//! records in blocks of complete rows.
 //!
 //! An Excel binary workbook (`.xlsb`: BIFF12 records in the same ZIP
 //! package) is found by its workbook part, `xl/workbook.bin`; the `xlsb`
@@ -42,6 +43,7 @@ mod encoding;
 mod error;
 mod escapes;
 mod formula;
+mod legacy_rows;
 mod model;
 mod ods;
 mod open;

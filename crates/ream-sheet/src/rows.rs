@@ -148,6 +148,8 @@ enum Source<'w> {
     Stream(Box<Streamed<'w>>),
     /// An ODS table streamed from `content.xml`.
     Ods(Box<crate::ods::OdsRows<'w>>),
+    /// An XLS sheet streamed from its records.
+    Xls(Box<crate::xls::XlsRows<'w>>),
     /// Cells already loaded at open (a loaded ODS workbook).
     Loaded(&'w CellStore),
     /// A sheet without cells (chartsheet).
@@ -186,7 +188,9 @@ impl Workbook {
     /// `content.xml` when the workbook was opened with
     /// [`load_cells(false)`](crate::OpenOptions::load_cells) (constant
     /// memory; the part is inflated again up to the sheet on each call);
-    /// cells loaded at open are walked in place.
+    /// an XLS worksheet opened without cells is walked record by record in
+    /// blocks of complete rows (other XLS sheets have no rows); cells
+    /// loaded at open are walked in place.
     pub fn rows_with(&self, index: usize, opts: RowOptions) -> Result<RowReader<'_>> {
         let sheet = self
             .sheet(index)
@@ -232,6 +236,24 @@ impl Workbook {
                     sheet: sheet.name().to_string(),
                 }))
             }
+            // Binary workbooks load worksheets only; other sheets stream empty.
+            None if !sheet.loaded
+                && self.legacy.is_some()
+                && sheet.kind() != crate::SheetKind::Worksheet =>
+            {
+                Source::Empty
+            }
+            None if !sheet.loaded && self.legacy.is_some() => match self.legacy.as_deref() {
+                Some(crate::legacy_rows::Legacy::Xls(src)) => {
+                    Source::Xls(Box::new(crate::xls::XlsRows::new(
+                        src,
+                        index,
+                        &self.limits,
+                        crate::legacy_rows::block_cells(self.stream_block),
+                    )?))
+                }
+                None => Source::Empty,
+            },
             None => match &self.ods {
                 Some(layout) if !sheet.loaded => Source::Ods(Box::new(crate::ods::OdsRows::new(
                     layout,
@@ -326,6 +348,7 @@ impl RowReader<'_> {
             let store: &CellStore = match &self.source {
                 Source::Stream(s) => s.parser.block(),
                 Source::Ods(s) => s.block(),
+                Source::Xls(s) => s.block(),
                 Source::Loaded(store) => store,
                 Source::Empty => return Ok(None),
             };
@@ -351,6 +374,7 @@ impl RowReader<'_> {
                 let store: &CellStore = match &self.source {
                     Source::Stream(s) => s.parser.block(),
                     Source::Ods(s) => s.block(),
+                    Source::Xls(s) => s.block(),
                     Source::Loaded(store) => store,
                     Source::Empty => return Ok(None),
                 };
@@ -368,6 +392,12 @@ impl RowReader<'_> {
                     }
                 }
                 Source::Ods(s) => {
+                    self.cursor = 0;
+                    if !s.refill()? {
+                        self.done = true;
+                    }
+                }
+                Source::Xls(s) => {
                     self.cursor = 0;
                     if !s.refill()? {
                         self.done = true;

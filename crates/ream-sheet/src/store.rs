@@ -142,6 +142,18 @@ impl CellStore {
         self.formulas = keep;
     }
 
+    /// Empties the cells, text and formulas for the next block of a
+    /// streamed sheet, keeping the buffers' capacity.
+    pub fn clear_block(&mut self) {
+        self.cells.clear();
+        self.formulas.clear();
+        if self.arena.is_empty() {
+            self.arena = std::mem::take(&mut self.text).into_bytes();
+        }
+        self.arena.clear();
+        self.text.clear();
+    }
+
     /// Validates the finished arena once and keeps it as a `String`.
     /// Call when no more text will be appended (the sheet is complete); an
     /// arena that is somehow not UTF-8 stays bytes, read as before.

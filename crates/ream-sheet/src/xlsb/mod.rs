@@ -152,6 +152,7 @@ pub(crate) fn open(
         stream_piped: false,
         package: None,
         ods: None,
+        legacy: None,
     })
 }
 

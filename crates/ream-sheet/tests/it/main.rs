@@ -7,6 +7,7 @@
     clippy::indexing_slicing
 )]
 
+mod binary_rows;
 mod chunks;
 mod conformance;
 mod fixtures;
