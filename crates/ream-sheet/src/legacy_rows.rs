@@ -8,6 +8,8 @@
 pub(crate) enum Legacy {
     /// An XLS workbook stream with its globals.
     Xls(crate::xls::Streamable),
+    /// An XLSB package with its workbook globals.
+    Xlsb(crate::xlsb::Streamable),
 }
 
 /// Cells per streamed block for a block size in bytes (16 bytes a cell),

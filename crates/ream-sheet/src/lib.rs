@@ -28,8 +28,9 @@
 //! An Excel binary workbook (`.xlsb`: BIFF12 records in the same ZIP
 //! package) is found by its workbook part, `xl/workbook.bin`; the `xlsb`
 //! module reads the workbook, styles and shared strings once and the
-//! worksheets in parallel into the same model (cached values of formulas;
-//! every sheet loaded, so [`Workbook::rows`] reads loaded cells).
+//! worksheets in parallel into the same model (cached values of formulas
+//! with their decompiled text); opened without cells, [`Workbook::rows`]
+//! inflates and parses a worksheet part block by block.
 //!
 //! The per-cell path allocates nothing: a purpose-built scanner
 //! ([`ream_xml`]) walks the XML and writes 16-byte cells and string bytes

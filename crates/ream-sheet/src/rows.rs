@@ -150,6 +150,8 @@ enum Source<'w> {
     Ods(Box<crate::ods::OdsRows<'w>>),
     /// An XLS sheet streamed from its records.
     Xls(Box<crate::xls::XlsRows<'w>>),
+    /// An XLSB sheet streamed from its part.
+    Xlsb(Box<crate::xlsb::XlsbRows<'w>>),
     /// Cells already loaded at open (a loaded ODS workbook).
     Loaded(&'w CellStore),
     /// A sheet without cells (chartsheet).
@@ -188,8 +190,9 @@ impl Workbook {
     /// `content.xml` when the workbook was opened with
     /// [`load_cells(false)`](crate::OpenOptions::load_cells) (constant
     /// memory; the part is inflated again up to the sheet on each call);
-    /// an XLS worksheet opened without cells is walked record by record in
-    /// blocks of complete rows (other XLS sheets have no rows); cells
+    /// an XLS or XLSB worksheet opened without cells is walked record by
+    /// record in blocks of complete rows (the XLSB part inflated block by
+    /// block; other sheets of these formats have no rows); cells
     /// loaded at open are walked in place.
     pub fn rows_with(&self, index: usize, opts: RowOptions) -> Result<RowReader<'_>> {
         let sheet = self
@@ -249,6 +252,15 @@ impl Workbook {
                         src,
                         index,
                         &self.limits,
+                        crate::legacy_rows::block_cells(self.stream_block),
+                    )?))
+                }
+                Some(crate::legacy_rows::Legacy::Xlsb(src)) => {
+                    Source::Xlsb(Box::new(crate::xlsb::XlsbRows::new(
+                        src,
+                        index,
+                        &self.limits,
+                        self.stream_block,
                         crate::legacy_rows::block_cells(self.stream_block),
                     )?))
                 }
@@ -349,6 +361,7 @@ impl RowReader<'_> {
                 Source::Stream(s) => s.parser.block(),
                 Source::Ods(s) => s.block(),
                 Source::Xls(s) => s.block(),
+                Source::Xlsb(s) => s.block(),
                 Source::Loaded(store) => store,
                 Source::Empty => return Ok(None),
             };
@@ -375,6 +388,7 @@ impl RowReader<'_> {
                     Source::Stream(s) => s.parser.block(),
                     Source::Ods(s) => s.block(),
                     Source::Xls(s) => s.block(),
+                    Source::Xlsb(s) => s.block(),
                     Source::Loaded(store) => store,
                     Source::Empty => return Ok(None),
                 };
@@ -398,6 +412,12 @@ impl RowReader<'_> {
                     }
                 }
                 Source::Xls(s) => {
+                    self.cursor = 0;
+                    if !s.refill()? {
+                        self.done = true;
+                    }
+                }
+                Source::Xlsb(s) => {
                     self.cursor = 0;
                     if !s.refill()? {
                         self.done = true;

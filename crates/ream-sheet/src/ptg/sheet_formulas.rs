@@ -33,7 +33,9 @@ pub(crate) struct SheetFormulas<'s> {
     sheet: &'s str,
     part: &'s str,
     max_bytes: u64,
-    shared: HashMap<(u32, u32), Tokens<'s>>,
+    /// Shared formulas by first cell: tokens and trailing data, copied
+    /// (a streamed part's buffer moves on).
+    shared: HashMap<(u32, u32), (Vec<u8>, Vec<u8>)>,
     arrays: HashSet<(u32, u32)>,
     pending: Option<Pending>,
     text: String,
@@ -79,14 +81,17 @@ impl<'s> SheetFormulas<'s> {
         &mut self,
         row: u32,
         col: u32,
-        (rgce, extra): Tokens<'s>,
+        (rgce, extra): Tokens<'_>,
         at: usize,
         store: &mut CellStore,
     ) -> Result<()> {
         self.pending = None;
         if let Some(target) = ptg::exp_target(self.dialect, rgce, extra) {
-            if let Some(&(rgce, extra)) = self.shared.get(&target) {
-                return self.write(rgce, extra, (row, col), at, store);
+            // Taken out while it is written, put back after (no copy).
+            if let Some((rgce, extra)) = self.shared.remove(&target) {
+                let r = self.write(&rgce, &extra, (row, col), at, store);
+                self.shared.insert(target, (rgce, extra));
+                return r;
             }
             if !self.arrays.contains(&target) {
                 self.pending = Some(Pending {
@@ -103,19 +108,20 @@ impl<'s> SheetFormulas<'s> {
     /// SHRFMLA: the shared formula of the pending cell's PtgExp.
     pub(crate) fn shared(
         &mut self,
-        (rgce, extra): Tokens<'s>,
+        (rgce, extra): Tokens<'_>,
         store: &mut CellStore,
     ) -> Result<()> {
         let Some(p) = self.pending.take() else {
             return Ok(());
         };
-        self.shared.insert(p.target, (rgce, extra));
+        self.shared
+            .insert(p.target, (rgce.to_vec(), extra.to_vec()));
         self.write(rgce, extra, p.cell, p.offset, store)
     }
 
     /// ARRAY: the array formula, written for its first cell only (as XLSX
     /// stores it).
-    pub(crate) fn array(&mut self, (rgce, extra): Tokens<'s>, store: &mut CellStore) -> Result<()> {
+    pub(crate) fn array(&mut self, (rgce, extra): Tokens<'_>, store: &mut CellStore) -> Result<()> {
         let Some(p) = self.pending.take() else {
             return Ok(());
         };

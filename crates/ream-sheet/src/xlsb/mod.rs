@@ -12,18 +12,21 @@
 //! Values: numbers (BrtCellReal, BrtCellRk), shared strings (BrtCellIsst),
 //! inline strings (BrtCellSt, BrtCellRString), booleans, errors, and the
 //! cached values of formulas (BrtFmlaNum/String/Bool/Error); a number
-//! whose cell format is a date is a date. Formula text is not decompiled:
-//! formula cells carry their cached values only. Chartsheets, dialog and
+//! whose cell format is a date is a date. Formula text is decompiled from
+//! the tokens ([`crate::ptg`]; shared and array formulas through
+//! BrtShrFmla/BrtArrFmla) beside the cached value; defined names (BrtName)
+//! are listed with their definitions ([`names`]). Chartsheets, dialog and
 //! macro sheets are listed without cells.
 //!
-//! Every worksheet is loaded, also with `load_cells(false)`, so
-//! [`Workbook::rows`] reads the loaded cells (memory: the whole workbook).
-//! Missing: streaming rows in constant memory, comments, hyperlinks,
-//! tables, defined names and formula text.
+//! With [`OpenOptions::load_cells`]`(false)` no worksheet is parsed at
+//! open; [`Workbook::rows`] inflates a worksheet part in blocks and
+//! parses its records as they arrive ([`stream`]; memory: one block).
+//! Missing: comments, hyperlinks and tables.
 
 mod names;
 mod records;
 mod sheet;
+mod stream;
 mod workbook;
 
 use crate::error::{Error, Result};
@@ -37,6 +40,7 @@ use sheet::ParsedXlsb;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
+pub(crate) use stream::{Streamable, XlsbRows};
 use workbook::Globals;
 
 /// Opens the XLSB package in `archive`, whose workbook part is `wb_part`
@@ -84,7 +88,11 @@ pub(crate) fn open(
     let threads = opts.effective_threads_for(jobs.len(), bytes);
     // Largest first, so one big sheet does not start last.
     jobs.sort_by_key(|j| std::cmp::Reverse(j.1));
-    let parsed = parse_all(&archive, &g, &sst, &jobs, threads, opts)?;
+    let parsed = if opts.load_cells {
+        parse_all(&archive, &g, &sst, &jobs, threads, opts)?
+    } else {
+        jobs.iter().map(|_| ParsedXlsb::default()).collect()
+    };
     let phase_b_s = t1.elapsed().as_secs_f64();
 
     let mut parsed: Vec<Option<ParsedXlsb>> = {
@@ -123,7 +131,7 @@ pub(crate) fn open(
                 hidden_rows: p.hidden_rows,
                 hidden_cols: p.hidden_cols,
                 drawings: Vec::new(),
-                loaded: true,
+                loaded: opts.load_cells,
             }
         })
         .collect();
@@ -140,10 +148,19 @@ pub(crate) fn open(
         chunk_fallbacks: 0,
         windowed: false,
     };
+    let names = std::mem::take(&mut g.defined_names);
+    let date_1904 = g.date_1904;
+    let legacy = (!opts.load_cells).then(|| {
+        Box::new(crate::legacy_rows::Legacy::Xlsb(Streamable {
+            archive,
+            g,
+            sst: Arc::clone(&sst),
+        }))
+    });
     Ok(Workbook {
         sheets,
-        names: std::mem::take(&mut g.defined_names),
-        date_1904: g.date_1904,
+        names,
+        date_1904,
         stats,
         shared_strings: sst.len(),
         warnings,
@@ -152,7 +169,7 @@ pub(crate) fn open(
         stream_piped: false,
         package: None,
         ods: None,
-        legacy: None,
+        legacy,
     })
 }
 

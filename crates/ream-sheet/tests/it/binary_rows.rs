@@ -5,6 +5,7 @@
 //! parsed at open.
 
 use crate::xls::{book, cell, globals, rec};
+use crate::xlsb as b12;
 use ream_sheet::{OpenOptions, OwnedCell, OwnedRow, Workbook};
 use std::path::{Path, PathBuf};
 
@@ -98,6 +99,61 @@ fn hand_built_xls_streams_like_it_loads() {
     assert_eq!(rows[2999].cells[1].formula.as_deref(), Some("A3000*2"));
 }
 
+/// An XLSB sheet of `n` rows: a number, a shared formula (=A{r}*2)
+/// and a string in each.
+fn long_xlsb_sheet(n: u32) -> Vec<u8> {
+    let mut s = Vec::new();
+    let exp = b12::cat(&[
+        &5u32.to_le_bytes(),
+        &[0x01],
+        &0u32.to_le_bytes(),
+        &4u32.to_le_bytes(),
+        &1u32.to_le_bytes(),
+    ]);
+    for r in 0..n {
+        s.extend(b12::row(r, false));
+        s.extend(b12::cell(5, 0, 0, &f64::from(r).to_le_bytes()));
+        let v = (f64::from(r) * 2.0).to_le_bytes();
+        s.extend(b12::cell(9, 1, 0, &b12::cat(&[&v, &[0, 0], &exp])));
+        if r == 0 {
+            let refn = b12::cat(&[
+                &[0x4C],
+                &0u32.to_le_bytes(),
+                &0xFFFFu16.to_le_bytes(),
+                &[0x1E, 2, 0, 0x05],
+            ]);
+            let rfx = b12::cat(&[
+                &0u32.to_le_bytes(),
+                &(n - 1).to_le_bytes(),
+                &1u32.to_le_bytes(),
+                &1u32.to_le_bytes(),
+            ]);
+            let f = b12::cat(&[
+                &(refn.len() as u32).to_le_bytes(),
+                &refn,
+                &0u32.to_le_bytes(),
+            ]);
+            s.extend(b12::rec(428, &b12::cat(&[&rfx, &f])));
+        }
+        s.extend(b12::cell(6, 2, 0, &b12::ws(&format!("row {r}"))));
+    }
+    s
+}
+
+#[test]
+fn hand_built_xlsb_streams_like_it_loads() {
+    let sheets = [
+        ("Long", 0, "worksheet", long_xlsb_sheet(3000)),
+        ("Short", 0, "worksheet", long_xlsb_sheet(2)),
+    ];
+    let data = b12::package_zip_with(&sheets, &[], false, &[]).build();
+    assert!(check(&data, "hand-built xlsb"));
+    let wb = Workbook::from_bytes(data, &OpenOptions::new().load_cells(false)).unwrap();
+    let rows = streamed_rows(&wb, 0);
+    assert_eq!(rows.len(), 3000);
+    assert_eq!(rows[2999].cells[1].formula.as_deref(), Some("A3000*2"));
+}
+
 fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = e.path();
@@ -119,7 +175,7 @@ fn corpus_binary_workbooks_stream_like_they_load() {
         println!("binary rows: no corpus; skipped");
         return;
     }
-    for ext in ["xls"] {
+    for ext in ["xls", "xlsb"] {
         let mut files = Vec::new();
         walk(&corpus, ext, &mut files);
         files.sort();
@@ -134,4 +190,20 @@ fn corpus_binary_workbooks_stream_like_they_load() {
         );
         assert!(checked > 0);
     }
+}
+
+#[test]
+fn a_truncated_streamed_xlsb_record_is_named() {
+    let mut sheet = long_xlsb_sheet(50);
+    sheet.extend([0x05, 0x10, 1, 2]);
+    let data = b12::package_zip_with(&[("S", 0, "worksheet", sheet)], &[], false, &[]).build();
+    let opts = OpenOptions::new().load_cells(false).tune_stream_block(64);
+    let wb = Workbook::from_bytes(data, &opts).unwrap();
+    let err = wb.rows(0).unwrap().find_map(Result::err).unwrap();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("sheet1.bin") && msg.contains("0x0005"),
+        "{msg}"
+    );
+    assert!(err.offset().is_some(), "{msg}");
 }
