@@ -19,13 +19,16 @@
 //! is decompiled from the tokens ([`crate::ptg`]; shared and array
 //! formulas through their SHRFMLA/ARRAY records) beside the
 //! cached value; defined names (NAME) are listed with their definitions
-//! ([`names`]).
+//! ([`names`]); comments (NOTE with their OBJ/TXO text) and hyperlinks
+//! (HLINK: URL and file monikers, locations, display text) are read with
+//! a loaded sheet ([`extras`]).
 //! With [`OpenOptions::load_cells`]`(false)` no sheet is parsed at open:
 //! the decrypted stream and the globals are kept, and [`Workbook::rows`]
 //! walks a worksheet's records from its BOUNDSHEET offset in blocks of
 //! complete rows ([`XlsRows`]; memory: the stream plus one block).
 
 mod crypt;
+mod extras;
 mod globals;
 mod names;
 mod records;
@@ -112,9 +115,9 @@ pub(crate) fn open_stream(stream: &[u8], opts: &OpenOptions, t0: Instant) -> Res
                 dimension: p.dimension,
                 store: p.store,
                 merged: p.merged,
-                comments: Vec::new(),
+                comments: p.comments,
                 tables: Vec::new(),
-                hyperlinks: Vec::new(),
+                hyperlinks: p.hyperlinks,
                 hidden_rows: p.hidden_rows,
                 hidden_cols: p.hidden_cols,
                 drawings: Vec::new(),

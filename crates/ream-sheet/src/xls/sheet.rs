@@ -3,17 +3,19 @@
 //! declared dimension. Embedded substreams (a chart's BOF..EOF inside a
 //! sheet) are skipped.
 
+use super::extras;
 use super::globals::Globals;
 use super::records::{Records, f64_at, malformed, u16_at, u32_at};
 use crate::dates::kind_for;
 use crate::error::{Error, Result};
-use crate::model::{CellError, CellRange};
+use crate::model::{CellError, CellRange, Comment, Hyperlink};
 use crate::options::Limits;
 use crate::ptg::{Dialect, SheetFormulas, split};
 use crate::sst::SharedStrings;
 use crate::store::{
     CellStore, RawCell, T_BOOL, T_DATE, T_EMPTY, T_ERROR, T_INLINE, T_NUMBER, T_SST, date_kind_code,
 };
+use std::collections::HashMap;
 use std::sync::Arc;
 
 const BOF: u16 = 0x0809;
@@ -34,6 +36,10 @@ const TABLE: u16 = 0x0236;
 const ROW: u16 = 0x0208;
 const COLINFO: u16 = 0x007D;
 const MERGEDCELLS: u16 = 0x00E5;
+const HLINK: u16 = 0x01B8;
+const NOTE: u16 = 0x001C;
+const OBJ: u16 = 0x005D;
+const TXO: u16 = 0x01B6;
 
 /// What one sheet substream holds.
 #[derive(Debug, Default)]
@@ -45,6 +51,8 @@ pub(super) struct ParsedXls {
     pub hidden_cols: Vec<u32>,
     /// Formulas whose text was skipped (their cached values are kept).
     pub warnings: Vec<Error>,
+    pub comments: Vec<Comment>,
+    pub hyperlinks: Vec<Hyperlink>,
 }
 
 /// The cell error of a BIFF error code.
@@ -180,6 +188,10 @@ pub(super) struct SheetWalk<'g> {
     pending_string: Option<(u32, u32, usize)>,
     s: String,
     done: bool,
+    /// The comment object (OBJ) whose TXO text comes next.
+    last_note_obj: Option<u16>,
+    /// Comment texts by object id, until their NOTE records.
+    note_texts: HashMap<u16, String>,
 }
 
 impl<'g> SheetWalk<'g> {
@@ -228,6 +240,8 @@ impl<'g> SheetWalk<'g> {
             pending_string: None,
             s: String::new(),
             done: false,
+            last_note_obj: None,
+            note_texts: HashMap::new(),
         })
     }
 
@@ -389,6 +403,30 @@ impl<'g> SheetWalk<'g> {
                     // Excel writes one COLINFO up to column 255 for the rest
                     // of the sheet; list at most the 16,384 columns there are.
                     self.b.out.hidden_cols.extend(c0..=c1.min(16_383));
+                }
+                HLINK => {
+                    if let Some(l) = extras::hyperlink(d) {
+                        self.b.out.hyperlinks.push(l);
+                    }
+                }
+                OBJ => self.last_note_obj = extras::note_object_id(d),
+                TXO => {
+                    let parts = self.recs.with_continues(r)?;
+                    if let Some(id) = self.last_note_obj.take() {
+                        let max = self.b.limits.max_string_chars;
+                        let text = extras::txo_text(d, parts.get(1..).unwrap_or_default(), max);
+                        self.note_texts.insert(id, text);
+                    }
+                }
+                NOTE if self.g.text.biff8 => {
+                    let (row, col, id, author) = extras::note(d, &self.g.text);
+                    let text = self.note_texts.remove(&id).unwrap_or_default();
+                    self.b.out.comments.push(Comment {
+                        row,
+                        col,
+                        author,
+                        text,
+                    });
                 }
                 MERGEDCELLS => {
                     let n = usize::from(u16_at(d, 0));

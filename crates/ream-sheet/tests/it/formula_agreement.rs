@@ -61,6 +61,7 @@ fn formula_agreement() {
     walk(&pairs, &mut files);
     files.sort();
     let (mut same, mut differ, mut only_ours, mut only_theirs, mut compared) = (0, 0, 0, 0, 0);
+    let (mut notes, mut notes_same, mut links, mut links_same) = (0, 0, 0, 0);
     let mut shown = 0;
     for conv in &files {
         let rel = conv.strip_prefix(&pairs).unwrap();
@@ -78,6 +79,40 @@ fn formula_agreement() {
         compared += 1;
         for w in ours.warnings().iter().take(2) {
             println!("{} warning: {w}", rel.display());
+        }
+        for (so, st) in ours.sheets().iter().zip(theirs.sheets()) {
+            let key = |t: &str| t.split_whitespace().collect::<String>();
+            for c in st.comments() {
+                notes += 1;
+                let hit = so
+                    .comments()
+                    .iter()
+                    .any(|o| (o.row, o.col) == (c.row, c.col) && key(&o.text) == key(&c.text));
+                notes_same += usize::from(hit);
+            }
+            for l in st.hyperlinks() {
+                links += 1;
+                let hit = so.hyperlinks().iter().any(|o| {
+                    // LibreOffice splits a link over several cells into one per cell.
+                    let r = (&o.range, &l.range);
+                    r.0.first_row <= r.1.first_row
+                        && r.0.last_row >= r.1.last_row
+                        && r.0.first_col <= r.1.first_col
+                        && r.0.last_col >= r.1.last_col
+                        && (o.target == l.target
+                            || o.location.as_deref().map(|x| x.trim_start_matches('#'))
+                                == l.location.as_deref().map(|x| x.trim_start_matches('#')))
+                });
+                if !hit && links - links_same <= 5 {
+                    let mine: Vec<_> = so
+                        .hyperlinks()
+                        .iter()
+                        .filter(|o| o.range.first_row == l.range.first_row)
+                        .collect();
+                    println!("{} link {l:?} ours {mine:?}", rel.display());
+                }
+                links_same += usize::from(hit);
+            }
         }
         let (a, b) = (formulas(&ours), formulas(&theirs));
         let mut shown_here = 0;
@@ -108,5 +143,8 @@ fn formula_agreement() {
         "formula_agreement: {compared} workbooks; {same} of {both} formulas agree ({:.1} %); \
          {only_ours} only in ours, {only_theirs} only in the conversion",
         100.0 * same as f64 / both.max(1) as f64
+    );
+    println!(
+        "formula_agreement: comments {notes_same} of {notes} found (cell and text); hyperlinks {links_same} of {links} (range and target/location)"
     );
 }

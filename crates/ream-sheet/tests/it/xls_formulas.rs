@@ -117,3 +117,76 @@ fn formula_text_of_every_kind() {
         assert_eq!((names[1].local_sheet, names[1].hidden), (None, true));
     }
 }
+
+/// HyperlinkString: character count with the NUL, UTF-16.
+fn hstr(s: &str) -> Vec<u8> {
+    let mut v = ((s.encode_utf16().count() + 1) as u32)
+        .to_le_bytes()
+        .to_vec();
+    v.extend(s.encode_utf16().flat_map(u16::to_le_bytes));
+    v.extend([0, 0]);
+    v
+}
+
+#[test]
+fn comments_and_hyperlinks() {
+    let mut s = Vec::new();
+    // A comment on B3: OBJ (ftCmo, note, id 7), TXO with its text and runs.
+    let mut obj = vec![0x15, 0, 0x12, 0, 0x19, 0, 7, 0];
+    obj.extend([0u8; 14]);
+    s.push(rec(0x005D, &obj));
+    let mut txo = vec![0u8; 18];
+    txo[10] = 10;
+    s.push(rec(0x01B6, &txo));
+    s.push(rec(0x003C, b"\0Check th"));
+    s.push(rec(0x003C, &[0, b'i', b's']));
+    s.push(rec(0x003C, &[0u8; 16]));
+    let mut note = vec![2, 0, 1, 0, 0, 0, 7, 0];
+    note.extend([3, 0, 0]);
+    note.extend(b"Ann");
+    note.push(0);
+    s.push(rec(0x001C, &note));
+    // A URL link over A1:A2 with display text; a location link on C1.
+    let mut h = vec![0, 0, 1, 0, 0, 0, 0, 0];
+    h.extend([0u8; 16]);
+    h.extend(2u32.to_le_bytes());
+    h.extend((0x01u32 | 0x02 | 0x10).to_le_bytes());
+    h.extend(hstr("site"));
+    h.extend([
+        0xE0, 0xC9, 0xEA, 0x79, 0xF9, 0xBA, 0xCE, 0x11, 0x8C, 0x82, 0x00, 0xAA, 0x00, 0x4B, 0xA9,
+        0x0B,
+    ]);
+    let url: Vec<u8> = "https://ream.test/\0"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    h.extend((url.len() as u32).to_le_bytes());
+    h.extend(url);
+    s.push(rec(0x01B8, &h));
+    let mut h = vec![0, 0, 0, 0, 2, 0, 2, 0];
+    h.extend([0u8; 16]);
+    h.extend(2u32.to_le_bytes());
+    h.extend(0x08u32.to_le_bytes());
+    h.extend(hstr("Data!A1"));
+    s.push(rec(0x01B8, &h));
+    // A link record cut short: skipped.
+    s.push(rec(0x01B8, &[0, 0, 0]));
+
+    let data = book(&globals(), &[("Notes", s)]);
+    let wb = open(&data, 1).unwrap();
+    let sheet = &wb.sheets()[0];
+    let c = sheet.comments();
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].row, c[0].col), (2, 1));
+    assert_eq!(
+        (c[0].author.as_str(), c[0].text.as_str()),
+        ("Ann", "Check this")
+    );
+    let l = sheet.hyperlinks();
+    assert_eq!(l.len(), 2);
+    assert_eq!(l[0].target.as_deref(), Some("https://ream.test/"));
+    assert_eq!(l[0].display.as_deref(), Some("site"));
+    assert_eq!((l[0].range.first_row, l[0].range.last_row), (0, 1));
+    assert_eq!(l[1].location.as_deref(), Some("Data!A1"));
+    assert_eq!((l[1].range.first_col, l[1].target.as_ref()), (2, None));
+}
