@@ -21,7 +21,8 @@
 //! With [`OpenOptions::load_cells`]`(false)` no worksheet is parsed at
 //! open; [`Workbook::rows`] inflates a worksheet part in blocks and
 //! parses its records as they arrive ([`stream`]; memory: one block).
-//! Missing: comments, hyperlinks and tables.
+//! Hyperlinks (BrtHLink) take their targets from the sheet's
+//! relationships. Missing: comments and tables.
 
 mod names;
 mod records;
@@ -127,7 +128,7 @@ pub(crate) fn open(
                 merged: p.merged,
                 comments: Vec::new(),
                 tables: Vec::new(),
-                hyperlinks: Vec::new(),
+                hyperlinks: p.hyperlinks,
                 hidden_rows: p.hidden_rows,
                 hidden_cols: p.hidden_cols,
                 drawings: Vec::new(),
@@ -195,8 +196,17 @@ fn parse_all(
             ))
             .in_part(e.part.clone())
         })?;
-        sheet::parse_sheet(&data, &e.part, &e.name, g, sst, &opts.limits)
-            .map_err(|err| err.in_sheet(e.name.clone()))
+        let mut p = sheet::parse_sheet(&data, &e.part, &e.name, g, sst, &opts.limits)
+            .map_err(|err| err.in_sheet(e.name.clone()))?;
+        if !p.link_rids.is_empty() {
+            // External targets through the sheet's relationships; links keep
+            // their ranges when those do not read.
+            let rels = read_rels(archive, &e.part).unwrap_or_default();
+            for (l, rid) in p.hyperlinks.iter_mut().zip(&p.link_rids) {
+                l.target = rels.iter().find(|r| &r.id == rid).map(|r| r.target.clone());
+            }
+        }
+        Ok(p)
     };
     if threads <= 1 || jobs.len() <= 1 {
         return (0..jobs.len()).map(one).collect();

@@ -8,7 +8,7 @@ use super::records::{Records, StrError, f64_at, malformed, u8_at, u32_at, wide_s
 use super::workbook::Globals;
 use crate::dates::kind_for;
 use crate::error::{Error, Result};
-use crate::model::{CellError, CellRange};
+use crate::model::{CellError, CellRange, Hyperlink};
 use crate::options::Limits;
 use crate::ptg::{Dialect, SheetFormulas, split};
 use crate::sst::SharedStrings;
@@ -34,6 +34,7 @@ const CELL_RSTRING: u16 = 62;
 const WS_DIM: u16 = 148;
 const MERGE_CELL: u16 = 176;
 const ARR_FMLA: u16 = 426;
+const H_LINK: u16 = 494;
 const SHR_FMLA: u16 = 428;
 
 /// The last row and column a worksheet can have.
@@ -50,6 +51,10 @@ pub(super) struct ParsedXlsb {
     pub hidden_cols: Vec<u32>,
     /// Formulas whose text was skipped (their cached values are kept).
     pub warnings: Vec<Error>,
+    /// Hyperlinks (BrtHLink), with the relationship id of each external
+    /// target (resolved by the caller) in `link_rids`.
+    pub hyperlinks: Vec<Hyperlink>,
+    pub link_rids: Vec<String>,
 }
 
 /// The cell error of a BIFF12 error code.
@@ -281,6 +286,10 @@ impl<'g> SheetWalk<'g> {
                 self.b.out.dimension = range_at(d);
                 return Ok(());
             }
+            H_LINK => {
+                self.hyperlink(d);
+                return Ok(());
+            }
             MERGE_CELL => {
                 if let Some(m) = range_at(d) {
                     self.b.out.merged.push(m);
@@ -338,6 +347,30 @@ impl<'g> SheetWalk<'g> {
             _ => self.b.push(row, col, T_EMPTY, 0, 0, at)?,
         }
         Ok(())
+    }
+
+    /// BrtHLink: range, relationship id, location, tooltip, display; a
+    /// link whose strings do not read is skipped.
+    fn hyperlink(&mut self, d: &[u8]) {
+        let Some(range) = range_at(d) else { return };
+        let max = self.b.limits.max_string_chars;
+        let mut f = [String::new(), String::new(), String::new(), String::new()];
+        let mut at = 16;
+        for s in &mut f {
+            match wide_string(d, at, max, s) {
+                Ok(next) => at = next,
+                Err(_) => return,
+            }
+        }
+        let [rid, location, _tooltip, display] = f;
+        let some = |s: String| (!s.is_empty()).then_some(s);
+        self.b.out.hyperlinks.push(Hyperlink {
+            range,
+            target: None,
+            location: some(location),
+            display: some(display),
+        });
+        self.b.out.link_rids.push(rid);
     }
 
     /// The whole sheet once every record was read.

@@ -137,3 +137,40 @@ fn formula_text_of_every_kind() {
         assert_eq!(n[0].local_sheet, None);
     }
 }
+
+#[test]
+fn hyperlinks_resolve_through_the_sheet_relationships() {
+    let link = |rfx: [u32; 4], rid: &str, loc: &str, disp: &str| {
+        let mut d: Vec<u8> = rfx.iter().flat_map(|v| v.to_le_bytes()).collect();
+        d.extend(ws(rid));
+        d.extend(ws(loc));
+        d.extend(ws(""));
+        d.extend(ws(disp));
+        rec(494, &d)
+    };
+    let mut s = row(0, false);
+    s.extend(cell(5, 0, 0, &1f64.to_le_bytes()));
+    s.extend(link([0, 1, 0, 0], "rId1", "", "home"));
+    s.extend(link([2, 2, 1, 1], "", "Calc!A1", ""));
+    s.extend(link([3, 3, 1, 1], "rId9", "", ""));
+    // Cut short: skipped.
+    s.extend(rec(494, &[0; 20]));
+    let rels = r#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://ream.test/" TargetMode="External"/></Relationships>"#;
+    let bytes = package_zip_with(&[("Calc", 0, "worksheet", s)], &[], false, &[])
+        .push(crate::zipkit::Entry::new(
+            "xl/worksheets/_rels/sheet1.bin.rels",
+            rels.as_bytes().to_vec(),
+        ))
+        .build();
+    let book = open(bytes, 1).unwrap();
+    let l = book.sheets()[0].hyperlinks();
+    assert_eq!(l.len(), 3);
+    assert_eq!(l[0].target.as_deref(), Some("https://ream.test/"));
+    assert_eq!(l[0].display.as_deref(), Some("home"));
+    assert_eq!((l[0].range.first_row, l[0].range.last_row), (0, 1));
+    assert_eq!(
+        (l[1].target.as_deref(), l[1].location.as_deref()),
+        (None, Some("Calc!A1"))
+    );
+    assert_eq!(l[2].target, None);
+}
