@@ -21,14 +21,16 @@
 //! A legacy Excel workbook (`.xls`: BIFF8, and BIFF5/7) is found by its
 //! content (a CFB container, or a bare BIFF stream); the `xls` module reads
 //! its globals once and its worksheets in parallel into the same model
-//! (cached values of formulas; every sheet loaded, so [`Workbook::rows`]
-//! reads loaded cells).
+//! (cached values of formulas with their text decompiled from the formula
+//! tokens); opened without cells, [`Workbook::rows`] walks a sheet's
+//! records in blocks of complete rows.
 //!
 //! An Excel binary workbook (`.xlsb`: BIFF12 records in the same ZIP
 //! package) is found by its workbook part, `xl/workbook.bin`; the `xlsb`
 //! module reads the workbook, styles and shared strings once and the
-//! worksheets in parallel into the same model (cached values of formulas;
-//! every sheet loaded, so [`Workbook::rows`] reads loaded cells).
+//! worksheets in parallel into the same model (cached values of formulas
+//! with their decompiled text); opened without cells, [`Workbook::rows`]
+//! inflates and parses a worksheet part block by block.
 //!
 //! The per-cell path allocates nothing: a purpose-built scanner
 //! ([`ream_xml`]) walks the XML and writes 16-byte cells and string bytes
@@ -42,12 +44,14 @@ mod encoding;
 mod error;
 mod escapes;
 mod formula;
+mod legacy_rows;
 mod model;
 mod ods;
 mod open;
 mod options;
 mod parts;
 mod pipeline;
+mod ptg;
 mod refs;
 mod rows;
 mod small_parts;

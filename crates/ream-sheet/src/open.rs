@@ -276,6 +276,7 @@ pub(crate) fn open(src: Bytes, opts: &OpenOptions) -> Result<Workbook> {
         stream_piped: opts.effective_threads(usize::MAX) > 1,
         package: Some(Arc::new(pkg)),
         ods: None,
+        legacy: None,
     })
 }
 

@@ -148,6 +148,10 @@ enum Source<'w> {
     Stream(Box<Streamed<'w>>),
     /// An ODS table streamed from `content.xml`.
     Ods(Box<crate::ods::OdsRows<'w>>),
+    /// An XLS sheet streamed from its records.
+    Xls(Box<crate::xls::XlsRows<'w>>),
+    /// An XLSB sheet streamed from its part.
+    Xlsb(Box<crate::xlsb::XlsbRows<'w>>),
     /// Cells already loaded at open (a loaded ODS workbook).
     Loaded(&'w CellStore),
     /// A sheet without cells (chartsheet).
@@ -186,7 +190,10 @@ impl Workbook {
     /// `content.xml` when the workbook was opened with
     /// [`load_cells(false)`](crate::OpenOptions::load_cells) (constant
     /// memory; the part is inflated again up to the sheet on each call);
-    /// cells loaded at open are walked in place.
+    /// an XLS or XLSB worksheet opened without cells is walked record by
+    /// record in blocks of complete rows (the XLSB part inflated block by
+    /// block; other sheets of these formats have no rows); cells
+    /// loaded at open are walked in place.
     pub fn rows_with(&self, index: usize, opts: RowOptions) -> Result<RowReader<'_>> {
         let sheet = self
             .sheet(index)
@@ -232,6 +239,33 @@ impl Workbook {
                     sheet: sheet.name().to_string(),
                 }))
             }
+            // Binary workbooks load worksheets only; other sheets stream empty.
+            None if !sheet.loaded
+                && self.legacy.is_some()
+                && sheet.kind() != crate::SheetKind::Worksheet =>
+            {
+                Source::Empty
+            }
+            None if !sheet.loaded && self.legacy.is_some() => match self.legacy.as_deref() {
+                Some(crate::legacy_rows::Legacy::Xls(src)) => {
+                    Source::Xls(Box::new(crate::xls::XlsRows::new(
+                        src,
+                        index,
+                        &self.limits,
+                        crate::legacy_rows::block_cells(self.stream_block),
+                    )?))
+                }
+                Some(crate::legacy_rows::Legacy::Xlsb(src)) => {
+                    Source::Xlsb(Box::new(crate::xlsb::XlsbRows::new(
+                        src,
+                        index,
+                        &self.limits,
+                        self.stream_block,
+                        crate::legacy_rows::block_cells(self.stream_block),
+                    )?))
+                }
+                None => Source::Empty,
+            },
             None => match &self.ods {
                 Some(layout) if !sheet.loaded => Source::Ods(Box::new(crate::ods::OdsRows::new(
                     layout,
@@ -326,6 +360,8 @@ impl RowReader<'_> {
             let store: &CellStore = match &self.source {
                 Source::Stream(s) => s.parser.block(),
                 Source::Ods(s) => s.block(),
+                Source::Xls(s) => s.block(),
+                Source::Xlsb(s) => s.block(),
                 Source::Loaded(store) => store,
                 Source::Empty => return Ok(None),
             };
@@ -351,6 +387,8 @@ impl RowReader<'_> {
                 let store: &CellStore = match &self.source {
                     Source::Stream(s) => s.parser.block(),
                     Source::Ods(s) => s.block(),
+                    Source::Xls(s) => s.block(),
+                    Source::Xlsb(s) => s.block(),
                     Source::Loaded(store) => store,
                     Source::Empty => return Ok(None),
                 };
@@ -368,6 +406,18 @@ impl RowReader<'_> {
                     }
                 }
                 Source::Ods(s) => {
+                    self.cursor = 0;
+                    if !s.refill()? {
+                        self.done = true;
+                    }
+                }
+                Source::Xls(s) => {
+                    self.cursor = 0;
+                    if !s.refill()? {
+                        self.done = true;
+                    }
+                }
+                Source::Xlsb(s) => {
                     self.cursor = 0;
                     if !s.refill()? {
                         self.done = true;

@@ -114,6 +114,46 @@ impl CellStore {
         }
     }
 
+    /// Sets [`AUX_FORMULA`] on every cell that has an entry in the formula
+    /// table and drops entries without a cell (both tables sorted by
+    /// [`normalize`](Self::normalize)); for readers that learn a cell's
+    /// formula text after its value.
+    pub fn link_formulas(&mut self) {
+        if self.formulas.is_empty() {
+            return;
+        }
+        let mut keep = Vec::with_capacity(self.formulas.len());
+        let mut i = 0;
+        for f in &self.formulas {
+            while self
+                .cells
+                .get(i)
+                .is_some_and(|c| (c.row, u32::from(c.col)) < (f.row, f.col))
+            {
+                i += 1;
+            }
+            if let Some(c) = self.cells.get_mut(i)
+                && (c.row, u32::from(c.col)) == (f.row, f.col)
+            {
+                c.aux |= AUX_FORMULA;
+                keep.push(*f);
+            }
+        }
+        self.formulas = keep;
+    }
+
+    /// Empties the cells, text and formulas for the next block of a
+    /// streamed sheet, keeping the buffers' capacity.
+    pub fn clear_block(&mut self) {
+        self.cells.clear();
+        self.formulas.clear();
+        if self.arena.is_empty() {
+            self.arena = std::mem::take(&mut self.text).into_bytes();
+        }
+        self.arena.clear();
+        self.text.clear();
+    }
+
     /// Validates the finished arena once and keeps it as a `String`.
     /// Call when no more text will be appended (the sheet is complete); an
     /// arena that is somehow not UTF-8 stays bytes, read as before.

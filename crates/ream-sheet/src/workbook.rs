@@ -264,6 +264,8 @@ pub struct Workbook {
     pub(crate) package: Option<std::sync::Arc<crate::open::Package>>,
     /// An ODS package opened without cells, kept for streaming rows.
     pub(crate) ods: Option<Box<crate::ods::Layout>>,
+    /// An XLS/XLSB workbook opened without cells, kept for streaming rows.
+    pub(crate) legacy: Option<Box<crate::legacy_rows::Legacy>>,
 }
 
 impl Workbook {

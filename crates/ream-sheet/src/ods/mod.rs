@@ -261,6 +261,7 @@ fn workbook(
         stream_piped: opts.effective_threads(usize::MAX) > 1,
         package: None,
         ods: layout.map(Box::new),
+        legacy: None,
     }
 }
 

@@ -3,11 +3,13 @@
 //! shared-string table and the sheet list.
 
 use super::crypt::FILEPASS;
+use super::names::{EXTERNNAME, EXTERNSHEET, Links, NAME, SUPBOOK};
 use super::records::{CONTINUE, Records, Segments, Text, malformed, u16_at, u32_at};
 use crate::dates::{builtin_date_kind, format_date_kind};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{DateKind, SheetKind, Visibility};
+use crate::model::{DateKind, DefinedName, SheetKind, Visibility};
 use crate::options::Limits;
+use crate::ptg::FormulaBook;
 use crate::sst::SharedStrings;
 use std::collections::HashMap;
 
@@ -39,6 +41,10 @@ pub(super) struct Globals {
     pub xf_dates: Vec<Option<DateKind>>,
     pub sst: SharedStrings,
     pub sheets: Vec<SheetEntry>,
+    /// Sheets, names and links that formula tokens refer to.
+    pub book: FormulaBook,
+    /// Defined names (NAME records) with their definitions.
+    pub defined_names: Vec<DefinedName>,
 }
 
 /// Reads the globals substream at the start of `stream`.
@@ -75,7 +81,10 @@ pub(super) fn read_globals(stream: &[u8], limits: &Limits) -> Result<Globals> {
         xf_dates: Vec::new(),
         sst: SharedStrings::default(),
         sheets: Vec::new(),
+        book: FormulaBook::default(),
+        defined_names: Vec::new(),
     };
+    let mut links = Links::default();
     let mut formats: HashMap<u16, String> = HashMap::new();
     let mut xf_formats: Vec<u16> = Vec::new();
     while let Some(r) = recs.next_record()? {
@@ -110,10 +119,16 @@ pub(super) fn read_globals(stream: &[u8], limits: &Limits) -> Result<Globals> {
                 g.sst = read_sst(parts, r.offset, limits)?;
             }
             BOUNDSHEET => g.sheets.push(sheet_entry(r.data, &g.text, r.offset)?),
+            SUPBOOK => links.supbook(r.data, &g.text),
+            EXTERNNAME => links.extern_name(r.data, &g.text),
+            EXTERNSHEET if biff8 => links.extern_sheet(&recs.with_continues(r)?.concat()),
+            NAME => links.name(&recs.with_continues(r)?.concat(), &g.text),
             CONTINUE => {}
             _ => {}
         }
     }
+    let names = g.sheets.iter().map(|s| s.name.clone()).collect();
+    (g.book, g.defined_names) = links.finish(names, &g.text);
     g.xf_dates = xf_formats
         .iter()
         .map(|id| match formats.get(id) {

@@ -16,12 +16,21 @@
 //! strings (LABEL, RSTRING), booleans and errors (BOOLERR), and the cached
 //! value of a FORMULA (number, string from its STRING record, boolean,
 //! error); a number whose cell format is a date is a date. Formula text
-//! is not decompiled: formula cells carry their cached values only.
-//! Every sheet is loaded, also with `load_cells(false)`, so
-//! [`Workbook::rows`] reads the loaded cells (memory: the whole workbook).
+//! is decompiled from the tokens ([`crate::ptg`]; shared and array
+//! formulas through their SHRFMLA/ARRAY records) beside the
+//! cached value; defined names (NAME) are listed with their definitions
+//! ([`names`]); comments (NOTE with their OBJ/TXO text) and hyperlinks
+//! (HLINK: URL and file monikers, locations, display text) are read with
+//! a loaded sheet ([`extras`]).
+//! With [`OpenOptions::load_cells`]`(false)` no sheet is parsed at open:
+//! the decrypted stream and the globals are kept, and [`Workbook::rows`]
+//! walks a worksheet's records from its BOUNDSHEET offset in blocks of
+//! complete rows ([`XlsRows`]; memory: the stream plus one block).
 
 mod crypt;
+mod extras;
 mod globals;
+mod names;
 mod records;
 mod sheet;
 
@@ -76,20 +85,26 @@ pub(crate) fn open_stream(stream: &[u8], opts: &OpenOptions, t0: Instant) -> Res
         })
         .collect();
     let threads = opts.effective_threads_for(jobs.len(), stream.len() as u64);
-    let parsed = parse_all(stream, &g, &sst, &jobs, threads, opts)?;
+    let parsed = if opts.load_cells {
+        parse_all(stream, &g, &sst, &jobs, threads, opts)?
+    } else {
+        Vec::new()
+    };
     let phase_b_s = t1.elapsed().as_secs_f64();
     let mut cells = 0u64;
+    let mut warnings = Vec::new();
     let mut parsed = parsed.into_iter();
     let sheets: Vec<Sheet> = g
         .sheets
         .iter()
         .enumerate()
         .map(|(index, e)| {
-            let p = if e.kind == SheetKind::Worksheet {
+            let mut p = if e.kind == SheetKind::Worksheet {
                 parsed.next().unwrap_or_default()
             } else {
                 ParsedXls::default()
             };
+            warnings.append(&mut p.warnings);
             cells += p.store.cells.len() as u64;
             Sheet {
                 name: e.name.clone(),
@@ -100,13 +115,13 @@ pub(crate) fn open_stream(stream: &[u8], opts: &OpenOptions, t0: Instant) -> Res
                 dimension: p.dimension,
                 store: p.store,
                 merged: p.merged,
-                comments: Vec::new(),
+                comments: p.comments,
                 tables: Vec::new(),
-                hyperlinks: Vec::new(),
+                hyperlinks: p.hyperlinks,
                 hidden_rows: p.hidden_rows,
                 hidden_cols: p.hidden_cols,
                 drawings: Vec::new(),
-                loaded: true,
+                loaded: opts.load_cells,
             }
         })
         .collect();
@@ -123,19 +138,77 @@ pub(crate) fn open_stream(stream: &[u8], opts: &OpenOptions, t0: Instant) -> Res
         chunk_fallbacks: 0,
         windowed: false,
     };
+    let names = std::mem::take(&mut g.defined_names);
+    let date_1904 = g.date_1904;
+    let legacy = (!opts.load_cells).then(|| {
+        Box::new(crate::legacy_rows::Legacy::Xls(Streamable {
+            stream: stream.to_vec(),
+            g,
+            sst: Arc::clone(&sst),
+        }))
+    });
     Ok(Workbook {
         sheets,
-        names: Vec::new(),
-        date_1904: g.date_1904,
+        names,
+        date_1904,
         stats,
         shared_strings: sst.len(),
-        warnings: Vec::new(),
+        warnings,
         limits: opts.limits,
         stream_block: opts.stream_block.max(1),
         stream_piped: false,
         package: None,
         ods: None,
+        legacy,
     })
+}
+
+/// An XLS workbook opened without cells: its (decrypted) stream and
+/// globals, kept for streamed rows.
+#[derive(Debug)]
+pub(crate) struct Streamable {
+    stream: Vec<u8>,
+    g: globals::Globals,
+    sst: Arc<crate::sst::SharedStrings>,
+}
+
+/// One worksheet's rows streamed from its records: blocks of complete
+/// rows, each replacing the last (memory: one block of cells).
+pub(crate) struct XlsRows<'w> {
+    walk: sheet::SheetWalk<'w>,
+    cells: usize,
+}
+
+impl<'w> XlsRows<'w> {
+    /// Rows of sheet `index`, in blocks of about `block_cells` cells.
+    pub(crate) fn new(
+        src: &'w Streamable,
+        index: usize,
+        limits: &'w crate::options::Limits,
+        block_cells: usize,
+    ) -> Result<XlsRows<'w>> {
+        let e = src
+            .g
+            .sheets
+            .get(index)
+            .ok_or_else(|| Error::new(ErrorKind::Usage, format!("no sheet {index}")))?;
+        let walk = sheet::SheetWalk::new(&src.stream, e.offset, &src.g, &src.sst, limits, &e.name)
+            .map_err(|err| err.in_sheet(e.name.clone()))?;
+        Ok(XlsRows {
+            walk,
+            cells: block_cells.max(1),
+        })
+    }
+
+    /// The current block's cells.
+    pub(crate) fn block(&self) -> &crate::store::CellStore {
+        self.walk.store()
+    }
+
+    /// Reads the next block; false at the end of the sheet.
+    pub(crate) fn refill(&mut self) -> Result<bool> {
+        self.walk.next_block(self.cells)
+    }
 }
 
 /// The BIFF stream of the CFB file in `src`: `Workbook` (BIFF8) or `Book`

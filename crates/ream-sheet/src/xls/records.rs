@@ -31,6 +31,16 @@ impl<'a> Records<'a> {
         Records { stream, at }
     }
 
+    /// The stream offset of the next record.
+    pub(super) fn position(&self) -> usize {
+        self.at
+    }
+
+    /// Goes back to a position from [`position`](Self::position).
+    pub(super) fn set_position(&mut self, at: usize) {
+        self.at = at;
+    }
+
     /// The next record, `None` at the end of the stream.
     pub(super) fn next_record(&mut self) -> Result<Option<Record<'a>>> {
         let Some(head) = self.stream.get(self.at..self.at.saturating_add(4)) else {

@@ -12,17 +12,22 @@
 //! Values: numbers (BrtCellReal, BrtCellRk), shared strings (BrtCellIsst),
 //! inline strings (BrtCellSt, BrtCellRString), booleans, errors, and the
 //! cached values of formulas (BrtFmlaNum/String/Bool/Error); a number
-//! whose cell format is a date is a date. Formula text is not decompiled:
-//! formula cells carry their cached values only. Chartsheets, dialog and
+//! whose cell format is a date is a date. Formula text is decompiled from
+//! the tokens ([`crate::ptg`]; shared and array formulas through
+//! BrtShrFmla/BrtArrFmla) beside the cached value; defined names (BrtName)
+//! are listed with their definitions ([`names`]). Chartsheets, dialog and
 //! macro sheets are listed without cells.
 //!
-//! Every worksheet is loaded, also with `load_cells(false)`, so
-//! [`Workbook::rows`] reads the loaded cells (memory: the whole workbook).
-//! Missing: streaming rows in constant memory, comments, hyperlinks,
-//! tables, defined names and formula text.
+//! With [`OpenOptions::load_cells`]`(false)` no worksheet is parsed at
+//! open; [`Workbook::rows`] inflates a worksheet part in blocks and
+//! parses its records as they arrive ([`stream`]; memory: one block).
+//! Hyperlinks (BrtHLink) take their targets from the sheet's
+//! relationships. Missing: comments and tables.
 
+mod names;
 mod records;
 mod sheet;
+mod stream;
 mod workbook;
 
 use crate::error::{Error, Result};
@@ -36,6 +41,7 @@ use sheet::ParsedXlsb;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
+pub(crate) use stream::{Streamable, XlsbRows};
 use workbook::Globals;
 
 /// Opens the XLSB package in `archive`, whose workbook part is `wb_part`
@@ -83,7 +89,11 @@ pub(crate) fn open(
     let threads = opts.effective_threads_for(jobs.len(), bytes);
     // Largest first, so one big sheet does not start last.
     jobs.sort_by_key(|j| std::cmp::Reverse(j.1));
-    let parsed = parse_all(&archive, &g, &sst, &jobs, threads, opts)?;
+    let parsed = if opts.load_cells {
+        parse_all(&archive, &g, &sst, &jobs, threads, opts)?
+    } else {
+        jobs.iter().map(|_| ParsedXlsb::default()).collect()
+    };
     let phase_b_s = t1.elapsed().as_secs_f64();
 
     let mut parsed: Vec<Option<ParsedXlsb>> = {
@@ -101,10 +111,11 @@ pub(crate) fn open(
         .iter()
         .enumerate()
         .map(|(index, e)| {
-            let p = parsed
+            let mut p = parsed
                 .get_mut(index)
                 .and_then(Option::take)
                 .unwrap_or_default();
+            warnings.append(&mut p.warnings);
             cells += p.store.cells.len() as u64;
             Sheet {
                 name: e.name.clone(),
@@ -117,11 +128,11 @@ pub(crate) fn open(
                 merged: p.merged,
                 comments: Vec::new(),
                 tables: Vec::new(),
-                hyperlinks: Vec::new(),
+                hyperlinks: p.hyperlinks,
                 hidden_rows: p.hidden_rows,
                 hidden_cols: p.hidden_cols,
                 drawings: Vec::new(),
-                loaded: true,
+                loaded: opts.load_cells,
             }
         })
         .collect();
@@ -138,10 +149,19 @@ pub(crate) fn open(
         chunk_fallbacks: 0,
         windowed: false,
     };
+    let names = std::mem::take(&mut g.defined_names);
+    let date_1904 = g.date_1904;
+    let legacy = (!opts.load_cells).then(|| {
+        Box::new(crate::legacy_rows::Legacy::Xlsb(Streamable {
+            archive,
+            g,
+            sst: Arc::clone(&sst),
+        }))
+    });
     Ok(Workbook {
         sheets,
-        names: Vec::new(),
-        date_1904: g.date_1904,
+        names,
+        date_1904,
         stats,
         shared_strings: sst.len(),
         warnings,
@@ -150,6 +170,7 @@ pub(crate) fn open(
         stream_piped: false,
         package: None,
         ods: None,
+        legacy,
     })
 }
 
@@ -175,8 +196,17 @@ fn parse_all(
             ))
             .in_part(e.part.clone())
         })?;
-        sheet::parse_sheet(&data, &e.part, g, sst, &opts.limits)
-            .map_err(|err| err.in_sheet(e.name.clone()))
+        let mut p = sheet::parse_sheet(&data, &e.part, &e.name, g, sst, &opts.limits)
+            .map_err(|err| err.in_sheet(e.name.clone()))?;
+        if !p.link_rids.is_empty() {
+            // External targets through the sheet's relationships; links keep
+            // their ranges when those do not read.
+            let rels = read_rels(archive, &e.part).unwrap_or_default();
+            for (l, rid) in p.hyperlinks.iter_mut().zip(&p.link_rids) {
+                l.target = rels.iter().find(|r| &r.id == rid).map(|r| r.target.clone());
+            }
+        }
+        Ok(p)
     };
     if threads <= 1 || jobs.len() <= 1 {
         return (0..jobs.len()).map(one).collect();

@@ -18,6 +18,40 @@ pub(super) struct Records<'a> {
     buf: &'a [u8],
     pos: usize,
     part: &'a str,
+    /// Added to the offsets of records and errors (`buf` starts there in
+    /// the part).
+    base: usize,
+}
+
+/// The type and whole length (header included) of the record at the
+/// start of `buf`, `None` when `buf` does not hold all of it yet (or its
+/// header is malformed: [`Records`] then names the fault).
+pub(super) fn record_head(buf: &[u8]) -> Option<(u16, usize)> {
+    let b0 = *buf.first()?;
+    let mut p = 1;
+    let mut typ = u16::from(b0 & 0x7F);
+    if b0 & 0x80 != 0 {
+        let b1 = *buf.get(1)?;
+        if b1 & 0x80 != 0 {
+            return None;
+        }
+        typ |= u16::from(b1) << 7;
+        p = 2;
+    }
+    let mut size = 0usize;
+    for k in 0..4 {
+        let b = *buf.get(p)?;
+        p += 1;
+        size |= usize::from(b & 0x7F) << (7 * k);
+        if b & 0x80 == 0 {
+            break;
+        }
+        if k == 3 {
+            return None;
+        }
+    }
+    let total = p.checked_add(size)?;
+    (total <= buf.len()).then_some((typ, total))
 }
 
 /// A malformed-input error in `part` at byte `offset`.
@@ -27,7 +61,17 @@ pub(super) fn malformed(part: &str, msg: impl Into<String>, offset: usize) -> Er
 
 impl<'a> Records<'a> {
     pub fn new(buf: &'a [u8], part: &'a str) -> Records<'a> {
-        Records { buf, pos: 0, part }
+        Records::with_base(buf, part, 0)
+    }
+
+    /// Records of `buf`, which starts at byte `base` of the part.
+    pub fn with_base(buf: &'a [u8], part: &'a str, base: usize) -> Records<'a> {
+        Records {
+            buf,
+            pos: 0,
+            part,
+            base,
+        }
     }
 
     /// The next record, `None` at the end of the part.
@@ -44,7 +88,7 @@ impl<'a> Records<'a> {
                 return Err(malformed(
                     self.part,
                     "a record type longer than 2 bytes",
-                    start,
+                    start + self.base,
                 ));
             }
             typ |= u16::from(b1) << 7;
@@ -62,7 +106,7 @@ impl<'a> Records<'a> {
                 return Err(malformed(
                     self.part,
                     format!("record 0x{typ:04X}: a size longer than 4 bytes"),
-                    start,
+                    start + self.base,
                 ));
             }
         }
@@ -73,7 +117,7 @@ impl<'a> Records<'a> {
                 format!(
                     "record 0x{typ:04X} declares {size} bytes but only {left} are left in the part"
                 ),
-                start,
+                start + self.base,
             ));
         }
         let data = self.buf.get(p..p + size).unwrap_or(&[]);
@@ -81,7 +125,7 @@ impl<'a> Records<'a> {
         Ok(Some(Record {
             typ,
             data,
-            offset: start,
+            offset: start + self.base,
         }))
     }
 
@@ -90,7 +134,7 @@ impl<'a> Records<'a> {
             malformed(
                 self.part,
                 format!("the {what} of the record runs past the end of the part"),
-                start,
+                start + self.base,
             )
         })
     }

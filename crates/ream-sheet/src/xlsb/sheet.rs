@@ -8,8 +8,9 @@ use super::records::{Records, StrError, f64_at, malformed, u8_at, u32_at, wide_s
 use super::workbook::Globals;
 use crate::dates::kind_for;
 use crate::error::{Error, Result};
-use crate::model::{CellError, CellRange};
+use crate::model::{CellError, CellRange, Hyperlink};
 use crate::options::Limits;
+use crate::ptg::{Dialect, SheetFormulas, split};
 use crate::sst::SharedStrings;
 use crate::store::{
     CellStore, RawCell, T_BOOL, T_DATE, T_EMPTY, T_ERROR, T_INLINE, T_NUMBER, T_SST, date_kind_code,
@@ -32,6 +33,9 @@ const COL_INFO: u16 = 60;
 const CELL_RSTRING: u16 = 62;
 const WS_DIM: u16 = 148;
 const MERGE_CELL: u16 = 176;
+const ARR_FMLA: u16 = 426;
+const H_LINK: u16 = 494;
+const SHR_FMLA: u16 = 428;
 
 /// The last row and column a worksheet can have.
 const MAX_ROW: u32 = 1_048_575;
@@ -45,6 +49,12 @@ pub(super) struct ParsedXlsb {
     pub merged: Vec<CellRange>,
     pub hidden_rows: Vec<u32>,
     pub hidden_cols: Vec<u32>,
+    /// Formulas whose text was skipped (their cached values are kept).
+    pub warnings: Vec<Error>,
+    /// Hyperlinks (BrtHLink), with the relationship id of each external
+    /// target (resolved by the caller) in `link_rids`.
+    pub hyperlinks: Vec<Hyperlink>,
+    pub link_rids: Vec<String>,
 }
 
 /// The cell error of a BIFF12 error code.
@@ -154,64 +164,139 @@ impl Builder<'_> {
     }
 }
 
-/// Parses the worksheet part `part` (its bytes in `data`).
+/// Parses the worksheet part `part` (its bytes in `data`) of sheet `sheet`.
 pub(super) fn parse_sheet(
     data: &[u8],
     part: &str,
+    sheet: &str,
     g: &Globals,
     sst: &Arc<SharedStrings>,
     limits: &Limits,
 ) -> Result<ParsedXlsb> {
-    let mut b = Builder {
-        g,
-        limits,
-        part,
-        out: ParsedXlsb::default(),
-        sorted: true,
-        last: 0,
-        scratch: String::new(),
-    };
-    b.out.store.sst = Arc::clone(sst);
-    b.out.store.date_1904 = g.date_1904;
+    let mut w = SheetWalk::new(part, sheet, g, sst, limits);
     let mut recs = Records::new(data, part);
-    let mut row = 0u32;
     while let Some(r) = recs.next_record()? {
+        w.record(r)?;
+    }
+    Ok(w.finish_whole())
+}
+
+/// A worksheet part read record by record: whole (a loaded open) or in
+/// blocks of complete rows (streamed rows).
+pub(super) struct SheetWalk<'g> {
+    b: Builder<'g>,
+    formulas: SheetFormulas<'g>,
+    part: &'g str,
+    row: u32,
+}
+
+impl<'g> SheetWalk<'g> {
+    pub(super) fn new(
+        part: &'g str,
+        sheet: &'g str,
+        g: &'g Globals,
+        sst: &Arc<SharedStrings>,
+        limits: &'g Limits,
+    ) -> SheetWalk<'g> {
+        let mut b = Builder {
+            g,
+            limits,
+            part,
+            out: ParsedXlsb::default(),
+            sorted: true,
+            last: 0,
+            scratch: String::new(),
+        };
+        b.out.store.sst = Arc::clone(sst);
+        b.out.store.date_1904 = g.date_1904;
+        SheetWalk {
+            b,
+            formulas: SheetFormulas::new(Dialect::Biff12, &g.book, sheet, part, limits),
+            part,
+            row: 0,
+        }
+    }
+
+    /// The cells of the current block.
+    pub(super) fn store(&self) -> &crate::store::CellStore {
+        &self.b.out.store
+    }
+
+    /// Empties the block for the next one.
+    pub(super) fn clear_block(&mut self) {
+        let out = &mut self.b.out;
+        out.store.clear_block();
+        out.merged.clear();
+        out.hidden_rows.clear();
+        out.hidden_cols.clear();
+        self.b.sorted = true;
+    }
+
+    /// Sorts the block's cells and links their formulas.
+    pub(super) fn seal_block(&mut self) {
+        let store = &mut self.b.out.store;
+        store.normalize(self.b.sorted);
+        store.link_formulas();
+        store.seal_text();
+    }
+
+    /// One record of the part.
+    pub(super) fn record(&mut self, r: super::records::Record<'_>) -> Result<()> {
+        let row = self.row;
         let (d, at) = (r.data, r.offset);
         match r.typ {
+            SHR_FMLA => {
+                self.formulas
+                    .shared(split(d, 16, true), &mut self.b.out.store)?;
+                return Ok(());
+            }
+            ARR_FMLA => {
+                self.formulas
+                    .array(split(d, 17, true), &mut self.b.out.store)?;
+                return Ok(());
+            }
+            _ => self.formulas.end_pending(),
+        }
+        match r.typ {
             ROW_HDR => {
-                row = u32_at(d, 0);
+                let row = u32_at(d, 0);
+                self.row = row;
                 if row > MAX_ROW {
                     return Err(malformed(
-                        part,
+                        self.part,
                         format!("a row header for row {row}, past the last row {MAX_ROW}"),
                         at,
                     ));
                 }
                 // fDyZero: bit 4 of byte 11.
                 if u8_at(d, 11) & 0x10 != 0 {
-                    b.out.hidden_rows.push(row);
+                    self.b.out.hidden_rows.push(row);
                 }
-                continue;
+                return Ok(());
             }
             CELL_BLANK..=FMLA_ERROR | CELL_RSTRING => {}
             COL_INFO => {
                 let (c0, c1) = (u32_at(d, 0), u32_at(d, 4));
                 if u8_at(d, 16) & 1 != 0 && c0 <= c1 {
-                    b.out.hidden_cols.extend(c0..=c1.min(MAX_COL));
+                    self.b.out.hidden_cols.extend(c0..=c1.min(MAX_COL));
                 }
-                continue;
+                return Ok(());
             }
             WS_DIM => {
-                b.out.dimension = range_at(d);
-                continue;
+                self.b.out.dimension = range_at(d);
+                return Ok(());
+            }
+            H_LINK => {
+                self.hyperlink(d);
+                return Ok(());
             }
             MERGE_CELL => {
                 if let Some(m) = range_at(d) {
-                    b.out.merged.push(m);
+                    self.b.out.merged.push(m);
                 }
-                continue;
+                return Ok(());
             }
-            _ => continue,
+            _ => return Ok(()),
         }
         let col = u32_at(d, 0);
         if d.len() < 8 || col > MAX_COL {
@@ -220,46 +305,88 @@ pub(super) fn parse_sheet(
                 r.typ,
                 d.len()
             ));
-            return Err(b.err(e, row, col.min(MAX_COL), at));
+            return Err(self.b.err(e, row, col.min(MAX_COL), at));
         }
         let xf = u32_at(d, 4) & 0x00FF_FFFF;
+        let formula_at = match r.typ {
+            FMLA_NUM => Some(18),
+            FMLA_BOOL | FMLA_ERROR => Some(11),
+            FMLA_STRING => Some(14 + 2 * u32_at(d, 8) as usize),
+            _ => None,
+        };
+        if let Some(fa) = formula_at {
+            self.formulas
+                .formula(row, col, split(d, fa, true), at, &mut self.b.out.store)?;
+        }
         match r.typ {
             CELL_BLANK => {}
-            CELL_RK => b.number(row, col, xf, rk_value(u32_at(d, 8)), at)?,
-            CELL_REAL | FMLA_NUM => b.number(row, col, xf, f64_at(d, 8), at)?,
+            CELL_RK => self.b.number(row, col, xf, rk_value(u32_at(d, 8)), at)?,
+            CELL_REAL | FMLA_NUM => self.b.number(row, col, xf, f64_at(d, 8), at)?,
             CELL_ERROR | FMLA_ERROR => {
                 let code = cell_error(u8_at(d, 8)).code();
-                b.push(row, col, T_ERROR, code, 0, at)?;
+                self.b.push(row, col, T_ERROR, code, 0, at)?;
             }
             CELL_BOOL | FMLA_BOOL => {
-                b.push(row, col, T_BOOL, 0, u64::from(u8_at(d, 8) != 0), at)?;
+                self.b
+                    .push(row, col, T_BOOL, 0, u64::from(u8_at(d, 8) != 0), at)?;
             }
-            CELL_ST | FMLA_STRING => b.text(row, col, d, 8, at)?,
+            CELL_ST | FMLA_STRING => self.b.text(row, col, d, 8, at)?,
             // BrtCellRString: a flags byte, then the string (runs skipped).
-            CELL_RSTRING => b.text(row, col, d, 9, at)?,
+            CELL_RSTRING => self.b.text(row, col, d, 9, at)?,
             CELL_ISST => {
                 let i = u32_at(d, 8);
-                if i as usize >= sst.len() {
+                if i as usize >= self.b.out.store.sst.len() {
                     let e = Error::malformed(format!(
                         "shared string {i} is out of range (the table holds {})",
-                        sst.len()
+                        self.b.out.store.sst.len()
                     ));
-                    return Err(b.err(e, row, col, at));
+                    return Err(self.b.err(e, row, col, at));
                 }
-                b.push(row, col, T_SST, 0, u64::from(i), at)?;
+                self.b.push(row, col, T_SST, 0, u64::from(i), at)?;
             }
-            _ => b.push(row, col, T_EMPTY, 0, 0, at)?,
+            _ => self.b.push(row, col, T_EMPTY, 0, 0, at)?,
         }
+        Ok(())
     }
-    let sorted = b.sorted;
-    let mut out = b.out;
-    out.store.normalize(sorted);
-    out.store.seal_text();
-    out.hidden_rows.sort_unstable();
-    out.hidden_rows.dedup();
-    out.hidden_cols.sort_unstable();
-    out.hidden_cols.dedup();
-    Ok(out)
+
+    /// BrtHLink: range, relationship id, location, tooltip, display; a
+    /// link whose strings do not read is skipped.
+    fn hyperlink(&mut self, d: &[u8]) {
+        let Some(range) = range_at(d) else { return };
+        let max = self.b.limits.max_string_chars;
+        let mut f = [String::new(), String::new(), String::new(), String::new()];
+        let mut at = 16;
+        for s in &mut f {
+            match wide_string(d, at, max, s) {
+                Ok(next) => at = next,
+                Err(_) => return,
+            }
+        }
+        let [rid, location, _tooltip, display] = f;
+        let some = |s: String| (!s.is_empty()).then_some(s);
+        self.b.out.hyperlinks.push(Hyperlink {
+            range,
+            target: None,
+            location: some(location),
+            display: some(display),
+        });
+        self.b.out.link_rids.push(rid);
+    }
+
+    /// The whole sheet once every record was read.
+    fn finish_whole(self) -> ParsedXlsb {
+        let sorted = self.b.sorted;
+        let mut out = self.b.out;
+        out.warnings = self.formulas.finish();
+        out.store.normalize(sorted);
+        out.store.link_formulas();
+        out.store.seal_text();
+        out.hidden_rows.sort_unstable();
+        out.hidden_rows.dedup();
+        out.hidden_cols.sort_unstable();
+        out.hidden_cols.dedup();
+        out
+    }
 }
 
 #[cfg(test)]

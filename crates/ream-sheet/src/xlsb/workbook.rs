@@ -1,10 +1,11 @@
 //! Phase A of an XLSB package: `workbook.bin` (sheet list, date system),
 //! `styles.bin` (which cell formats are dates) and `sharedStrings.bin`.
 
+use super::names::Links;
 use super::records::{Records, malformed, u8_at, u16_at, u32_at, wide_string};
 use crate::dates::{builtin_date_kind, format_date_kind};
 use crate::error::{Error, Result};
-use crate::model::{DateKind, SheetKind, Visibility};
+use crate::model::{DateKind, DefinedName, SheetKind, Visibility};
 use crate::options::Limits;
 use crate::parts::rels::{Relationship, type_is};
 use crate::sst::SharedStrings;
@@ -36,6 +37,10 @@ pub(super) struct Globals {
     /// Date kind of each cell format (XF), by XF index.
     pub xf_dates: Vec<Option<DateKind>>,
     pub sheets: Vec<SheetEntry>,
+    /// Sheets, names and links that formula tokens refer to.
+    pub book: crate::ptg::FormulaBook,
+    /// Defined names (BrtName) with their definitions.
+    pub defined_names: Vec<DefinedName>,
     /// Sheets skipped for want of a part, as warnings.
     pub warnings: Vec<Error>,
 }
@@ -61,7 +66,11 @@ pub(super) fn read_workbook(
     let mut g = Globals::default();
     let mut recs = Records::new(data, part);
     let max = limits.max_string_chars;
+    let mut links = Links::default();
     while let Some(r) = recs.next_record()? {
+        if links.record(r.typ, r.data) {
+            continue;
+        }
         match r.typ {
             BRT_WB_PROP => g.date_1904 = u8_at(r.data, 0) & 1 != 0,
             BRT_BUNDLE_SH => {
@@ -109,6 +118,8 @@ pub(super) fn read_workbook(
             _ => {}
         }
     }
+    let names = g.sheets.iter().map(|s| s.name.clone()).collect();
+    (g.book, g.defined_names) = links.finish(names);
     Ok(g)
 }
 

@@ -7,9 +7,11 @@
     clippy::indexing_slicing
 )]
 
+mod binary_rows;
 mod chunks;
 mod conformance;
 mod fixtures;
+mod formula_agreement;
 mod formula_cells;
 mod fuzz_regressions;
 mod hostile;
@@ -20,5 +22,7 @@ mod ods_windowed;
 mod paths;
 mod rows;
 mod xls;
+mod xls_formulas;
 mod xlsb;
+mod xlsb_formulas;
 mod zipkit;

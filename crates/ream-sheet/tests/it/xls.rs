@@ -6,31 +6,31 @@ use ream_sheet::{DateKind, ErrorKind, Limits, OpenOptions, Value, Workbook};
 use std::io::Write;
 
 /// One BIFF record.
-fn rec(typ: u16, data: &[u8]) -> Vec<u8> {
+pub(crate) fn rec(typ: u16, data: &[u8]) -> Vec<u8> {
     let mut v = typ.to_le_bytes().to_vec();
     v.extend((data.len() as u16).to_le_bytes());
     v.extend(data);
     v
 }
 
-fn bof(dt: u16) -> Vec<u8> {
+pub(crate) fn bof(dt: u16) -> Vec<u8> {
     let mut d = vec![0x00, 0x06];
     d.extend(dt.to_le_bytes());
     d.extend([0u8; 12]);
     rec(0x0809, &d)
 }
 
-fn eof() -> Vec<u8> {
+pub(crate) fn eof() -> Vec<u8> {
     rec(0x000A, &[])
 }
 
 /// A cell record's first 6 bytes: row, column, XF.
-fn cell(row: u16, col: u16, xf: u16) -> Vec<u8> {
+pub(crate) fn cell(row: u16, col: u16, xf: u16) -> Vec<u8> {
     [row.to_le_bytes(), col.to_le_bytes(), xf.to_le_bytes()].concat()
 }
 
 /// A compressed (8-bit) XLUnicodeString with a 16-bit length.
-fn ustr(s: &str) -> Vec<u8> {
+pub(crate) fn ustr(s: &str) -> Vec<u8> {
     let mut v = (s.len() as u16).to_le_bytes().to_vec();
     v.push(0);
     v.extend(s.as_bytes());
@@ -39,7 +39,7 @@ fn ustr(s: &str) -> Vec<u8> {
 
 /// A workbook stream: `globals` records, then one worksheet per entry,
 /// with BOUNDSHEET offsets computed.
-fn book(globals: &[Vec<u8>], sheets: &[(&str, Vec<Vec<u8>>)]) -> Vec<u8> {
+pub(crate) fn book(globals: &[Vec<u8>], sheets: &[(&str, Vec<Vec<u8>>)]) -> Vec<u8> {
     let bound_len = |name: &str| 4 + 8 + name.len();
     let head: usize = bof(5).len()
         + globals.iter().map(Vec::len).sum::<usize>()
@@ -75,7 +75,7 @@ fn book(globals: &[Vec<u8>], sheets: &[(&str, Vec<Vec<u8>>)]) -> Vec<u8> {
 /// Globals with a shared-string table whose second string crosses into
 /// a CONTINUE record (switching to UTF-16 there), a date format and XFs
 /// 0 (General) and 1 (the date format).
-fn globals() -> Vec<Vec<u8>> {
+pub(crate) fn globals() -> Vec<Vec<u8>> {
     let mut sst = 3u32.to_le_bytes().to_vec();
     sst.extend(3u32.to_le_bytes());
     sst.extend(ustr("alpha"));
@@ -157,7 +157,7 @@ fn values_sheet() -> Vec<Vec<u8>> {
     ]
 }
 
-fn open(data: &[u8], threads: usize) -> Result<Workbook, ream_sheet::Error> {
+pub(crate) fn open(data: &[u8], threads: usize) -> Result<Workbook, ream_sheet::Error> {
     Workbook::from_bytes(data.to_vec(), &OpenOptions::new().threads(threads))
 }
 

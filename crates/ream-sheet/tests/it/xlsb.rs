@@ -10,7 +10,7 @@ const R: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relations
 const SHEET: &str = "xl/worksheets/sheet1.bin";
 
 /// One record: type and size varints, then the payload.
-fn rec(typ: u16, data: &[u8]) -> Vec<u8> {
+pub(crate) fn rec(typ: u16, data: &[u8]) -> Vec<u8> {
     let mut v = Vec::new();
     if typ < 0x80 {
         v.push(typ as u8);
@@ -30,24 +30,24 @@ fn rec(typ: u16, data: &[u8]) -> Vec<u8> {
     v
 }
 
-fn ws(s: &str) -> Vec<u8> {
+pub(crate) fn ws(s: &str) -> Vec<u8> {
     let u: Vec<u16> = s.encode_utf16().collect();
     let mut v = (u.len() as u32).to_le_bytes().to_vec();
     v.extend(u.iter().flat_map(|c| c.to_le_bytes()));
     v
 }
 
-fn cat(parts: &[&[u8]]) -> Vec<u8> {
+pub(crate) fn cat(parts: &[&[u8]]) -> Vec<u8> {
     parts.concat()
 }
 
-fn row(r: u32, hidden: bool) -> Vec<u8> {
+pub(crate) fn row(r: u32, hidden: bool) -> Vec<u8> {
     let mut d = cat(&[&r.to_le_bytes(), &0u32.to_le_bytes(), &300u16.to_le_bytes()]);
     d.extend([0, if hidden { 0x10 } else { 0 }]);
     rec(0, &d)
 }
 
-fn cell(typ: u16, col: u32, xf: u32, rest: &[u8]) -> Vec<u8> {
+pub(crate) fn cell(typ: u16, col: u32, xf: u32, rest: &[u8]) -> Vec<u8> {
     rec(typ, &cat(&[&col.to_le_bytes(), &xf.to_le_bytes(), rest]))
 }
 
@@ -57,6 +57,16 @@ fn package(sheets: &[(&str, u32, &str, Vec<u8>)], sst: &[&str], date_xf: bool) -
 }
 
 fn package_zip(sheets: &[(&str, u32, &str, Vec<u8>)], sst: &[&str], date_xf: bool) -> Zip {
+    package_zip_with(sheets, sst, date_xf, &[])
+}
+
+/// [`package_zip`] with more records at the end of `workbook.bin`.
+pub(crate) fn package_zip_with(
+    sheets: &[(&str, u32, &str, Vec<u8>)],
+    sst: &[&str],
+    date_xf: bool,
+    wb_tail: &[u8],
+) -> Zip {
     let mut wb = rec(153, &0u32.to_le_bytes());
     let mut rels = String::from(
         r#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
@@ -101,6 +111,7 @@ fn package_zip(sheets: &[(&str, u32, &str, Vec<u8>)], sst: &[&str], date_xf: boo
         ));
     }
     st.extend(rec(618, &[]));
+    wb.extend(wb_tail);
     zip.push(Entry::new("xl/workbook.bin", wb))
         .push(Entry::new("xl/_rels/workbook.bin.rels", rels.into_bytes()))
         .push(Entry::new("xl/sharedStrings.bin", s))
@@ -155,7 +166,7 @@ fn values_sheet() -> Vec<u8> {
     d
 }
 
-fn open(bytes: Vec<u8>, threads: usize) -> ream_sheet::Result<Workbook> {
+pub(crate) fn open(bytes: Vec<u8>, threads: usize) -> ream_sheet::Result<Workbook> {
     Workbook::from_bytes(bytes, &OpenOptions::new().threads(threads))
 }
 
