@@ -189,10 +189,10 @@ fn copy_sheet(wb: &Workbook, s: &Sheet, sw: &mut SheetWriter, a: &Args) -> w::Re
             n_rows: Some(1),
         };
         let mut r = wb.rows_with(s.index(), one).map_err(read_err)?;
-        if let Some(row) = r.next_row().map_err(read_err)? {
-            if row.index() == h {
-                write_row(sw, 0, &row)?;
-            }
+        if let Some(row) = r.next_row().map_err(read_err)?
+            && row.index() == h
+        {
+            write_row(sw, 0, &row)?;
         }
         first = first.max(h.saturating_add(1));
         shift = 1;
