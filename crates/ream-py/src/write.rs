@@ -4,7 +4,7 @@
 
 use crate::errors::{self, Location};
 use arrow_array::cast::AsArray;
-use arrow_array::ffi_stream::{RecordBatchStreamReader, FFI_ArrowArrayStream};
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_schema::{DataType, TimeUnit};
@@ -119,7 +119,10 @@ fn write_table(s: &mut SheetWriter, reader: RecordBatchStreamReader) -> w::Resul
     let mut row = 1u32;
     for batch in reader {
         let batch = batch.map_err(|e| {
-            w::Error::new(ErrorKind::Malformed, format!("reading the Arrow stream: {e}"))
+            w::Error::new(
+                ErrorKind::Malformed,
+                format!("reading the Arrow stream: {e}"),
+            )
         })?;
         row = write_batch(s, &batch, row)?;
     }
@@ -138,7 +141,10 @@ fn write_batch(s: &mut SheetWriter, b: &RecordBatch, first: u32) -> w::Result<u3
         check_type(c.data_type()).map_err(|t| {
             w::Error::new(
                 ErrorKind::Unsupported,
-                format!("column {:?} has Arrow type {t}, which write_excel does not write", name.name()),
+                format!(
+                    "column {:?} has Arrow type {t}, which write_excel does not write",
+                    name.name()
+                ),
             )
         })?;
     }
@@ -188,12 +194,30 @@ fn write_batch(s: &mut SheetWriter, b: &RecordBatch, first: u32) -> w::Result<u3
 fn check_type(t: &DataType) -> Result<(), String> {
     use DataType as D;
     match t {
-        D::Null | D::Boolean | D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16
-        | D::UInt32 | D::UInt64 | D::Float16 | D::Float32 | D::Float64 | D::Utf8
-        | D::LargeUtf8 | D::Utf8View | D::Date32 | D::Date64 | D::Timestamp(..)
-        | D::Time32(_) | D::Time64(_) | D::Duration(_) | D::Decimal128(..) | D::Decimal256(..) => {
-            Ok(())
-        }
+        D::Null
+        | D::Boolean
+        | D::Int8
+        | D::Int16
+        | D::Int32
+        | D::Int64
+        | D::UInt8
+        | D::UInt16
+        | D::UInt32
+        | D::UInt64
+        | D::Float16
+        | D::Float32
+        | D::Float64
+        | D::Utf8
+        | D::LargeUtf8
+        | D::Utf8View
+        | D::Date32
+        | D::Date64
+        | D::Timestamp(..)
+        | D::Time32(_)
+        | D::Time64(_)
+        | D::Duration(_)
+        | D::Decimal128(..)
+        | D::Decimal256(..) => Ok(()),
         D::Dictionary(_, v) if matches!(**v, D::Utf8 | D::LargeUtf8 | D::Utf8View) => Ok(()),
         other => Err(other.to_string()),
     }
@@ -288,14 +312,20 @@ fn value_at<'a>(col: &'a ArrayRef, i: usize) -> Out<'a> {
                 TimeUnit::Second => col.as_primitive::<Time32SecondType>().value(i),
                 _ => col.as_primitive::<Time32MillisecondType>().value(i),
             };
-            Out::V(Value::DateTime(f64::from(v) * unit_secs(u) / 86_400.0, DateStyle::Time))
+            Out::V(Value::DateTime(
+                f64::from(v) * unit_secs(u) / 86_400.0,
+                DateStyle::Time,
+            ))
         }
         D::Time64(u) => {
             let v = match u {
                 TimeUnit::Microsecond => col.as_primitive::<Time64MicrosecondType>().value(i),
                 _ => col.as_primitive::<Time64NanosecondType>().value(i),
             };
-            Out::V(Value::DateTime(v as f64 * unit_secs(u) / 86_400.0, DateStyle::Time))
+            Out::V(Value::DateTime(
+                v as f64 * unit_secs(u) / 86_400.0,
+                DateStyle::Time,
+            ))
         }
         D::Duration(u) => {
             let v = match u {
@@ -304,7 +334,10 @@ fn value_at<'a>(col: &'a ArrayRef, i: usize) -> Out<'a> {
                 TimeUnit::Microsecond => col.as_primitive::<DurationMicrosecondType>().value(i),
                 TimeUnit::Nanosecond => col.as_primitive::<DurationNanosecondType>().value(i),
             };
-            Out::V(Value::DateTime(v as f64 * unit_secs(u) / 86_400.0, DateStyle::Duration))
+            Out::V(Value::DateTime(
+                v as f64 * unit_secs(u) / 86_400.0,
+                DateStyle::Duration,
+            ))
         }
         D::Decimal128(..) => {
             let text = col.as_primitive::<Decimal128Type>().value_as_string(i);

@@ -56,11 +56,6 @@ impl BodyDeflater {
         self.enc.write_all(data)
     }
 
-    /// Compressed bytes so far (what the spool holds).
-    pub(crate) fn compressed_len(&self) -> u64 {
-        self.enc.get_ref().len()
-    }
-
     /// Ends the stream; `head` (uncompressed, may be empty) is deflated
     /// at `level` and put in front.
     pub(crate) fn finish(self, head: &[u8], level: u32) -> io::Result<Compressed> {

@@ -41,6 +41,7 @@ mod escape;
 pub mod limits;
 mod options;
 mod parts;
+mod pipe;
 mod sheet;
 mod spool;
 mod sst;

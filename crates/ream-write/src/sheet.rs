@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::escape::{escape_into, excel_len, needs_preserve, too_long};
 use crate::limits::{MAX_COLS, MAX_FORMULA_CHARS, MAX_ROWS};
 use crate::options::Strings;
+use crate::pipe::Body;
 use crate::spool::Spool;
 use crate::sst::LocalCache;
 use crate::value::{Cell, Value};
@@ -40,7 +41,7 @@ pub struct SheetWriter {
     shared: Arc<Shared>,
     index: usize,
     name: String,
-    body: BodyDeflater,
+    body: Body,
     buf: Vec<u8>,
     /// The lowest row index the next row may have.
     next_row: u32,
@@ -58,7 +59,7 @@ impl SheetWriter {
     pub(crate) fn new(shared: Arc<Shared>, index: usize, name: String) -> SheetWriter {
         let o = &shared.opts;
         let spool = Spool::new(o.spill_threshold, o.temp_dir.clone());
-        let body = BodyDeflater::new(o.compression_level, spool);
+        let body = Body::Inline(Box::new(BodyDeflater::new(o.compression_level, spool)));
         SheetWriter {
             shared,
             index,
@@ -374,14 +375,17 @@ impl SheetWriter {
     }
 
     fn flush_buf(&mut self) -> Result<()> {
-        let r = self.body.write(&self.buf);
-        self.buf.clear();
-        r.map_err(|e| Error::io("compressing the sheet", e).in_sheet(&self.name))
+        self.body
+            .write(&mut self.buf)
+            .map_err(|e| Error::io("compressing the sheet", e).in_sheet(&self.name))
     }
 
-    /// Compressed bytes written so far (excluding what is still buffered).
-    pub fn compressed_len(&self) -> u64 {
-        self.body.compressed_len()
+    /// Deflates this sheet on a helper thread while the caller formats
+    /// the next rows (default off; [`write_parallel`](crate::write_parallel)
+    /// turns it on when it has more threads than sheets). May be called at
+    /// any time.
+    pub fn deflate_on_helper_thread(&mut self) {
+        self.body.pipe();
     }
 
     /// Ends the sheet and hands it to its workbook.

@@ -318,8 +318,10 @@ fn is_r1c1(name: &str) -> bool {
 
 /// Runs `fill` on every sheet, `threads` at a time (0: one per core,
 /// never more than the sheets), then finishes each. Sheets are taken in
-/// order from a shared counter; 0 or 1 thread runs them on the calling
-/// thread. The first error stops the remaining sheets and is returned.
+/// order from a shared queue; 0 or 1 thread runs them on the calling
+/// thread. With more threads than sheets, each sheet is also deflated on
+/// a helper thread ([`SheetWriter::deflate_on_helper_thread`]). The first
+/// error stops the remaining sheets and is returned.
 pub fn write_parallel<F>(sheets: Vec<SheetWriter>, threads: usize, fill: F) -> Result<()>
 where
     F: Fn(&mut SheetWriter) -> Result<()> + Sync,
@@ -327,9 +329,13 @@ where
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
-    }
-    .min(sheets.len());
+    };
+    let spare = threads > sheets.len();
+    let threads = threads.min(sheets.len());
     let run = |mut s: SheetWriter| -> Result<()> {
+        if spare {
+            s.deflate_on_helper_thread();
+        }
         fill(&mut s)?;
         s.finish()
     };
