@@ -95,6 +95,12 @@
 //!   memory copy and page faults, each alone and N at once (`calibrate`),
 //!   to tell what the machine's cores share from what ream does.
 //!
+//! * `ream-bench write [--datasets many,giant] [--runs 3] [--scale F]
+//!   [--engines ream-1t,ream-2t,xlsxwriter,xlsxwriter-cm]`: writes the same
+//!   workbook with ream-write and rust_xlsxwriter, each run a fresh child
+//!   (`write-one`), and prints median time, size, peak RSS and the ratio to
+//!   rust_xlsxwriter's default mode (see `writebench`).
+//!
 //! Generated data lives only in the git-ignored `bench-data/` folder.
 
 mod aggbench;
@@ -117,6 +123,7 @@ mod pdfgen;
 mod prng;
 mod pybench;
 mod report;
+mod writebench;
 mod xlsx;
 
 use anyhow::{Result, bail};
@@ -210,6 +217,12 @@ enum Cmd {
     /// What a second busy core costs here: compute, memory copy and page
     /// faults, alone and N at once.
     Calibrate(calibrate::Args),
+    /// Writing: ream-write (1 and 2 threads) vs rust_xlsxwriter (default
+    /// and constant memory) on `many` and `giant`.
+    Write(writebench::Args),
+    /// (internal) One write measurement; prints one JSON line.
+    #[command(hide = true)]
+    WriteOne(writebench::OneArgs),
     /// (internal) One measurement in this process; prints one JSON line.
     #[command(hide = true)]
     Measure {
@@ -338,6 +351,8 @@ fn main() -> Result<()> {
         Cmd::Agg(a) => aggbench::run(&a),
         Cmd::Calibrate(a) => calibrate::run(&a),
         Cmd::Py(a) => pybench::run(&a),
+        Cmd::Write(a) => writebench::run(&a),
+        Cmd::WriteOne(a) => std::process::exit(writebench::run_one(&a)),
         Cmd::Measure {
             engine,
             threads,

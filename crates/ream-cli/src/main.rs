@@ -2,7 +2,7 @@
 //! command line.
 //!
 //! Commands: `sheets` (list sheets), `cat` (dump cells as CSV, TSV, JSON
-//! Lines), `profile` (alias `stats`: measure the reader's phases, time and
+//! Lines), `convert` (to XLSX, CSV, TSV, JSON Lines, Parquet, Arrow), `profile` (alias `stats`: measure the reader's phases, time and
 //! allocations), `pdf` (read and update PDFs), `agg` (min/mean/max per key
 //! over delimited text), `batch` (analyse many files), `demo` (generate
 //! sample files and run every engine on them).
@@ -14,6 +14,7 @@ mod agg;
 mod args;
 mod batch;
 mod cat;
+mod convert;
 mod demo;
 mod input;
 mod json;
@@ -53,7 +54,8 @@ Read big documents fast, on every core, in bounded memory.
 Engines:
   spreadsheets  XLSX, XLSM and ODS workbooks: list sheets (`sheets`), stream
                 cells as CSV, TSV or JSON Lines in constant memory (`cat`),
-                measure the reader (`profile`).
+                measure the reader (`profile`); convert to XLSX (written
+                in parallel), CSV, Parquet and more (`convert`).
   PDF           Page count, boxes, metadata, objects, revisions, checks;
                 append-only updates and full rewrites (`pdf`).
   aggregation   Min/mean/max of a value per key over huge delimited text files,
@@ -74,6 +76,10 @@ enum Command {
     /// Print cells as CSV, TSV, JSON Lines rows or one JSON object per cell.
     #[command(long_about = cat::LONG_HELP)]
     Cat(cat::Args),
+    /// Convert a workbook to XLSX (sheets written in parallel), CSV, TSV,
+    /// JSON Lines, Parquet or Arrow, by the output's extension.
+    #[command(long_about = convert::LONG_HELP)]
+    Convert(convert::Args),
     /// Measure the spreadsheet reader on a workbook: phase times,
     /// parallelism, allocations, memory.
     #[command(visible_alias = "stats", long_about = stats::LONG_HELP)]
@@ -110,6 +116,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Sheets(a) => sheets::run(&a),
         Command::Cat(a) => cat::run(&a),
+        Command::Convert(a) => convert::run(&a),
         Command::Profile(a) => stats::run(&a),
         Command::Demo(a) => demo::run(&a),
         Command::Pdf(a) => pdf::run(&a),
@@ -156,6 +163,13 @@ fn exit_code(e: &anyhow::Error) -> u8 {
         }
         if let Some(pe) = cause.downcast_ref::<ream_pdf::Error>() {
             return match pe.kind() {
+                ErrorKind::Encrypted => EXIT_ENCRYPTED,
+                ErrorKind::Usage => EXIT_USAGE,
+                _ => 1,
+            };
+        }
+        if let Some(we) = cause.downcast_ref::<ream::write::Error>() {
+            return match we.kind() {
                 ErrorKind::Encrypted => EXIT_ENCRYPTED,
                 ErrorKind::Usage => EXIT_USAGE,
                 _ => 1,

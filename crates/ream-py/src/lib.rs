@@ -21,6 +21,7 @@ mod pdf;
 mod read;
 mod table;
 mod workbook;
+mod write;
 
 use pyo3::prelude::*;
 
@@ -35,6 +36,7 @@ fn ream_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<workbook::Workbook>()?;
     m.add_class::<workbook::BatchReader>()?;
     m.add_function(wrap_pyfunction!(read::read_excel, m)?)?;
+    m.add_function(wrap_pyfunction!(write::write_excel, m)?)?;
     m.add_function(wrap_pyfunction!(workbook::open, m)?)?;
     m.add_class::<batch::BatchIter>()?;
     m.add_function(wrap_pyfunction!(pdf::pdf_info, m)?)?;

@@ -15,6 +15,8 @@
 //!   error kinds every engine shares.
 //! * [`zip`]: the ZIP container (central directory, entries, inflate with
 //!   limits).
+//! * [`write`]: XLSX workbooks written row by row in constant memory,
+//!   several sheets deflated at once ([`write::WorkbookWriter`]).
 //!
 //! It also tells formats apart from their bytes ([`sniff`], [`Format`]:
 //! XLSX, XLSM and ODS are read; XLS, XLSB and encrypted packages are
@@ -30,6 +32,7 @@ pub use ream_batch as batch;
 pub use ream_io as io;
 pub use ream_pdf as pdf;
 pub use ream_sheet as sheet;
+pub use ream_write as write;
 pub use ream_zip as zip;
 
 pub use dimension::declared_dimension;

@@ -13,6 +13,7 @@ use std::process::{Command, Output, Stdio};
 mod agg;
 mod batch;
 mod cat_output;
+mod convert;
 mod errors;
 mod formula_cells;
 mod ods;

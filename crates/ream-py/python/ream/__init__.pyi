@@ -46,7 +46,7 @@ sheet, column and first cell of the other type.
 """
 
 import os
-from typing import IO, Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import IO, Any, Dict, Iterator, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union, overload
 
 __version__: str
 
@@ -244,6 +244,31 @@ def read_excel(
     threads (0: one per core); to read one sheet of a big many-sheet
     workbook, ``ream.open(path).read(sheet)`` streams only that one.
     Missing files raise FileNotFoundError (an OSError)."""
+
+class _ArrowStream(Protocol):
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+
+def write_excel(
+    data: Union[_ArrowStream, Mapping[str, _ArrowStream]],
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    sheet_name: str = "Sheet1",
+    autofit: bool = False,
+) -> None:
+    """Writes an XLSX workbook: ``data`` is a table (anything with
+    ``__arrow_c_stream__``: pyarrow, polars, a ream Table) written as sheet
+    ``sheet_name``, or a dict of sheet name to table (sheets written in
+    parallel). Each sheet has a frozen header row of the column names, then
+    one row per table row; nulls are empty cells. Types: integers and
+    floats are numbers (integers beyond 2**53 are written as text, NaN and
+    infinities as #NUM!), decimals numbers, bools, strings and
+    dictionary-encoded strings text, date32 a date (``yyyy-mm-dd``),
+    timestamps and date64 date-times (UTC wall time; at midnight a date),
+    time32/64 times of day, durations ``[h]:mm:ss``; dates before 1900 are
+    written as text. Other types (lists, structs, binary) raise
+    UnsupportedFormatError. ``autofit`` sizes columns to their longest
+    value. Memory stays bounded whatever the row count; more than 1,048,575
+    rows raise LimitExceededError."""
 
 # The other engines: PDF, aggregation (``ream agg``), batch (``ream batch``).
 
