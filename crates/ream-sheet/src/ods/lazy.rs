@@ -26,17 +26,17 @@
 //! also counts tables nested in cells, so it can be stricter).
 
 use super::names::{RawName, read_named_expressions};
-use super::split::read_prelude;
+use super::split::{Outline, outline_step, window_prelude};
 use super::table::{ParsedTable, empty_table, is_group};
 use super::xml::{attr, attr_string, shift, xml_err};
-use super::{MAX_TABLES, PART, defined_names, sheet_of, workbook};
-use crate::error::{Error, ErrorKind, Result};
+use super::{MAX_TABLES, PART, loaded_sheets, workbook};
+use crate::error::{Error, Result};
 use crate::model::OpenStats;
 use crate::options::OpenOptions;
 use crate::pipeline::window::Window;
 use crate::workbook::Workbook;
 use memchr::memmem;
-use ream_xml::{TagKind, next_tag, skip_element};
+use ream_xml::{Tag, TagKind, next_tag, skip_element};
 use ream_zip::{Archive, Entry};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -129,54 +129,21 @@ fn more<T>(r: std::result::Result<T, ream_xml::XmlError>) -> Result<Option<T>> {
 impl Lister {
     /// Handles the unit at `pos` (a tag, or a whole element to skip).
     fn step(&mut self, data: &[u8], pos: usize, base: u64) -> Result<Step> {
+        if self.in_table == 0 {
+            let child_left = self.max_depth.saturating_sub(self.depth);
+            let step = outline_step(data, pos, child_left, &mut self.names, &mut self.scratch);
+            return match step {
+                Ok(Outline::Table(tag)) => self.table(&tag, base),
+                Ok(Outline::At(p)) => Ok(Step::At(p)),
+                Ok(Outline::End) => Ok(Step::Done),
+                Err(e) if e.truncated => Ok(Step::More),
+                Err(e) => Err(e),
+            };
+        }
         let Some(Some(tag)) = more(next_tag(data, pos))? else {
             return Ok(Step::More);
         };
         let table_left = self.max_depth.saturating_sub(self.depth + 1);
-        if self.in_table == 0 {
-            let child_left = self.max_depth.saturating_sub(self.depth);
-            return match (tag.kind, tag.name) {
-                (TagKind::Start | TagKind::Empty, b"table") => {
-                    if self.tables.len() >= MAX_TABLES {
-                        return Err(Error::limit(format!(
-                            "content.xml holds more than {MAX_TABLES} tables"
-                        ))
-                        .at_offset(tag.start as u64));
-                    }
-                    let text = |raw: &[u8], s: &mut Vec<u8>| {
-                        attr_string(raw, s).map_err(|e| xml_err(shift(e, tag.start)))
-                    };
-                    let name = match attr(&tag, b"name") {
-                        Some(raw) => text(raw, &mut self.scratch)?,
-                        None => String::new(),
-                    };
-                    let style = attr(&tag, b"style-name")
-                        .map(|raw| text(raw, &mut self.scratch))
-                        .transpose()?;
-                    let wanted = self.stop_name.as_deref() == Some(name.as_str());
-                    self.tables.push(ParsedTable {
-                        name,
-                        style,
-                        ..empty_table(0)
-                    });
-                    self.starts.push(base + tag.start as u64);
-                    if wanted || self.stop_at == Some(self.tables.len()) {
-                        return Ok(Step::Stop);
-                    }
-                    if tag.kind == TagKind::Start {
-                        self.in_table = 1;
-                    }
-                    Ok(Step::At(tag.end))
-                }
-                (TagKind::Start, b"named-expressions") => self.names(data, tag.end, child_left),
-                (TagKind::Start, _) => Ok(match more(skip_element(data, tag.end, child_left))? {
-                    Some(end) => Step::At(end),
-                    None => Step::More,
-                }),
-                (TagKind::End, _) => Ok(Step::Done),
-                _ => Ok(Step::At(tag.end)),
-            };
-        }
         let left = table_left.saturating_sub(self.in_table);
         match (tag.kind, tag.name) {
             (TagKind::Start, b"table-row") => Ok(match self.skip_row(data, tag.end, left)? {
@@ -210,18 +177,50 @@ impl Lister {
         }
     }
 
+    /// Lists the table whose start tag is `tag` (`base`: the window's
+    /// offset in `content.xml`).
+    fn table(&mut self, tag: &Tag<'_>, base: u64) -> Result<Step> {
+        if self.tables.len() >= MAX_TABLES {
+            return Err(
+                Error::limit(format!("content.xml holds more than {MAX_TABLES} tables"))
+                    .at_offset(tag.start as u64),
+            );
+        }
+        let text = |raw: &[u8], s: &mut Vec<u8>| {
+            attr_string(raw, s).map_err(|e| xml_err(shift(e, tag.start)))
+        };
+        let name = match attr(tag, b"name") {
+            Some(raw) => text(raw, &mut self.scratch)?,
+            None => String::new(),
+        };
+        let style = attr(tag, b"style-name")
+            .map(|raw| text(raw, &mut self.scratch))
+            .transpose()?;
+        let wanted = self.stop_name.as_deref() == Some(name.as_str());
+        self.tables.push(ParsedTable {
+            name,
+            style,
+            ..empty_table(0)
+        });
+        self.starts.push(base + tag.start as u64);
+        if wanted || self.stop_at == Some(self.tables.len()) {
+            return Ok(Step::Stop);
+        }
+        if tag.kind == TagKind::Start {
+            self.in_table = 1;
+        }
+        Ok(Step::At(tag.end))
+    }
+
     /// Reads `table:named-expressions` (start tag ending at `from`) into
     /// the current table's names, or the workbook's outside tables.
     fn names(&mut self, data: &[u8], from: usize, left: u32) -> Result<Step> {
-        let mut got = Vec::new();
-        match read_named_expressions(data, from, left, &mut got, &mut self.scratch) {
-            Ok(end) => {
-                match self.tables.last_mut() {
-                    Some(t) if self.in_table > 0 => t.names.append(&mut got),
-                    _ => self.names.append(&mut got),
-                }
-                Ok(Step::At(end))
-            }
+        let out = match self.tables.last_mut() {
+            Some(t) if self.in_table > 0 => &mut t.names,
+            _ => &mut self.names,
+        };
+        match read_named_expressions(data, from, left, out, &mut self.scratch) {
+            Ok(end) => Ok(Step::At(end)),
             Err(e) if e.truncated => Ok(Step::More),
             Err(e) => Err(e),
         }
@@ -246,7 +245,7 @@ pub(super) fn open(
     archive: Archive,
     opts: &OpenOptions,
     started: Instant,
-    warnings: Vec<Error>,
+    mut warnings: Vec<Error>,
 ) -> Result<Workbook> {
     let entry = archive.find(PART).cloned().ok_or_else(|| {
         Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
@@ -256,16 +255,7 @@ pub(super) fn open(
     let piped = opts.effective_threads(usize::MAX) > 1;
     let (lister, hidden_styles, inflated, left) = {
         let mut w = Window::new(&archive, &entry, PART, opts.stream_block, piped)?;
-        w.advance(0)?;
-        let prelude = loop {
-            match read_prelude(w.data(), max_depth) {
-                Ok(p) => break p,
-                Err(e) if !w.eof && (e.truncated || e.kind() == ErrorKind::Unsupported) => {
-                    w.advance(0)?;
-                }
-                Err(e) => return Err(e.in_part(PART)),
-            }
-        };
+        let prelude = window_prelude(&mut w, max_depth, usize::MAX).map_err(|e| e.in_part(PART))?;
         let mut lister = Lister {
             max_depth,
             depth: prelude.depth,
@@ -324,30 +314,18 @@ pub(super) fn open(
             stopped.then_some(w),
         )
     };
-    let mut names = Vec::new();
-    let mut sheets = Vec::with_capacity(lister.tables.len());
-    for (index, mut t) in lister.tables.into_iter().enumerate() {
-        let hidden = t
-            .style
-            .as_ref()
-            .is_some_and(|s| hidden_styles.binary_search(s).is_ok());
-        names.extend(defined_names(std::mem::take(&mut t.names), Some(index)));
-        sheets.push(sheet_of(index, t, hidden, false));
-    }
-    names.extend(defined_names(lister.names, None));
-    let elapsed = started.elapsed().as_secs_f64();
+    let (sheets, names, _) = loaded_sheets(
+        lister.tables,
+        lister.names,
+        &hidden_styles,
+        &mut warnings,
+        false,
+    );
     let stats = OpenStats {
-        phase_a_s: elapsed,
-        phase_b_s: 0.0,
-        phase_c_s: 0.0,
-        inflate_s: 0.0,
-        parse_s: 0.0,
+        phase_a_s: started.elapsed().as_secs_f64(),
         threads: 1,
-        cells: 0,
         inflated_bytes: inflated,
-        chunks: 0,
-        chunk_fallbacks: 0,
-        windowed: false,
+        ..OpenStats::default()
     };
     let layout = Layout {
         tables: lister.starts.len() as u64,
