@@ -22,7 +22,7 @@
 
 use super::PART;
 use super::lazy::Layout;
-use super::table::{Carry, ParsedTable, TableCfg, empty_table, parse_block_into};
+use super::table::{Carry, Lens, ParsedTable, TableCfg, empty_table, parse_block_into};
 use super::xml::ends_name;
 use crate::error::{Error, Result};
 use crate::options::Limits;
@@ -244,16 +244,8 @@ impl Cutter {
 /// Empties a block's outputs, keeping their buffers.
 fn clear(t: &mut ParsedTable) {
     let s = &mut t.store;
-    s.cells.clear();
-    s.formulas.clear();
     if !s.text.is_empty() {
         s.arena = std::mem::take(&mut s.text).into_bytes();
     }
-    s.arena.clear();
-    t.merged.clear();
-    t.comments.clear();
-    t.hyperlinks.clear();
-    t.drawings.clear();
-    t.names.clear();
-    t.warnings.clear();
+    Lens::default().restore(t);
 }

@@ -107,16 +107,6 @@ pub(crate) struct Partial {
     pub expanded: u64,
 }
 
-/// Lengths of the per-row outputs when a row starts (for repeating it).
-#[derive(Clone, Copy)]
-pub(super) struct Marks {
-    cells: usize,
-    formulas: usize,
-    merged: usize,
-    comments: usize,
-    links: usize,
-}
-
 /// The table walker; the cell itself is in `cell.rs`.
 pub(super) struct TableParser<'a> {
     pub(super) buf: &'a [u8],
@@ -365,9 +355,11 @@ impl Carry {
     }
 }
 
-/// Lengths of a table's outputs before a block, to take back what a failed
-/// block added.
-struct Lens {
+/// Lengths of a table's outputs: before a block, to take back what a
+/// failed block added (or, all zero, to empty them); when a row starts,
+/// to repeat what it stored.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Lens {
     cells: usize,
     formulas: usize,
     arena: usize,
@@ -380,6 +372,7 @@ struct Lens {
 }
 
 impl Lens {
+    #[inline]
     fn of(t: &ParsedTable) -> Lens {
         Lens {
             cells: t.store.cells.len(),
@@ -394,7 +387,7 @@ impl Lens {
         }
     }
 
-    fn restore(&self, t: &mut ParsedTable) {
+    pub(super) fn restore(&self, t: &mut ParsedTable) {
         t.store.cells.truncate(self.cells);
         t.store.formulas.truncate(self.formulas);
         t.store.arena.truncate(self.arena);
@@ -715,16 +708,6 @@ impl<'a> TableParser<'a> {
         Ok(())
     }
 
-    fn marks(&self) -> Marks {
-        Marks {
-            cells: self.out.store.cells.len(),
-            formulas: self.out.store.formulas.len(),
-            merged: self.out.merged.len(),
-            comments: self.out.comments.len(),
-            links: self.out.hyperlinks.len(),
-        }
-    }
-
     /// Counts `n` items added by a repeat count; fails before they would
     /// pass the table's repeat budget.
     pub(super) fn expand(&mut self, n: u64, at: usize) -> Result<()> {
@@ -798,7 +781,7 @@ impl<'a> TableParser<'a> {
             let repeat = repeat_count(tag, b"number-rows-repeated", "row repeat count")?;
             (repeat, is_hidden(tag))
         };
-        let marks = self.marks();
+        let marks = Lens::of(&self.out);
         self.col = 0;
         let mut pos = tag.end;
         if tag.kind == TagKind::Start {
@@ -842,8 +825,8 @@ impl<'a> TableParser<'a> {
     }
 
     /// Stores copies 2..=`repeat` of what the current row stored.
-    fn repeat_row(&mut self, repeat: u64, m: Marks, at: usize) -> Result<()> {
-        let now = self.marks();
+    fn repeat_row(&mut self, repeat: u64, m: Lens, at: usize) -> Result<()> {
+        let now = Lens::of(&self.out);
         let per_row = (now.cells - m.cells)
             + (now.merged - m.merged)
             + (now.comments - m.comments)
