@@ -258,7 +258,7 @@ pub(crate) fn format_date_kind(code: &str) -> Option<DateKind> {
 }
 
 /// Days from 1970-01-01 to the civil date (inverse of `civil_from_days`).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);

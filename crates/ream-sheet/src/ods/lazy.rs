@@ -4,14 +4,11 @@
 //! [`Workbook::rows`](crate::Workbook::rows) can stream any sheet later
 //! (`stream.rs`).
 //!
-//! The pass walks the outline and each table's direct children with the
-//! tag scanner, but skips a row's cells with two byte searches: the next
-//! `</table:table-row>`, taken when the bytes before it hold no other
-//! `table-row` (a nested table's row) and no `<!`/`<?` (a comment, CDATA
-//! or processing instruction could hide one); otherwise the row is walked
-//! tag by tag. On `giant.ods` (1.16 GiB of XML) the tag walk alone costs
-//! about 1.9 s; the byte searches bring the pass down to inflating plus
-//! a few tenths of a second (see BENCHMARKS.md).
+//! The pass is the loaded read's walk on the same window: the outline
+//! (`split::outline_step`), and each table block by block
+//! (`stream::Cutter`, `table::parse_block_into`) in its listing mode,
+//! which skips rows with two byte searches instead of reading their cells
+//! (`table::RowSkip`; see BENCHMARKS.md).
 //!
 //! With [`OpenOptions::sheets_needed`] (or
 //! [`OpenOptions::sheet_needed_named`]) the pass stops at the start of the
@@ -25,18 +22,18 @@
 //! `max_cells_per_sheet` shared by the top-level tables (the loaded open
 //! also counts tables nested in cells, so it can be stricter).
 
-use super::names::{RawName, read_named_expressions};
-use super::split::read_prelude;
-use super::table::{ParsedTable, empty_table, is_group};
+use super::names::RawName;
+use super::split::{Outline, outline_step, window_prelude};
+use super::stream::Cutter;
+use super::table::{Carry, ParsedTable, TableCfg, empty_table, parse_block_into};
 use super::xml::{attr, attr_string, shift, xml_err};
-use super::{MAX_TABLES, PART, defined_names, sheet_of, workbook};
-use crate::error::{Error, ErrorKind, Result};
+use super::{MAX_TABLES, PART, loaded_sheets, workbook};
+use crate::error::{Error, Result};
 use crate::model::OpenStats;
 use crate::options::OpenOptions;
 use crate::pipeline::window::Window;
 use crate::workbook::Workbook;
-use memchr::memmem;
-use ream_xml::{TagKind, next_tag, skip_element};
+use ream_xml::Tag;
 use ream_zip::{Archive, Entry};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -80,164 +77,57 @@ impl std::fmt::Debug for Layout {
     }
 }
 
-/// End tag of a row, as LibreOffice and most writers spell it.
-const ROW_END: &[u8] = b"</table:table-row>";
-
-/// The state of the listing walk.
-struct Lister {
-    max_depth: u32,
-    /// Depth of the spreadsheet's children.
-    depth: u32,
-    /// Open elements inside the current table (1 = table level), or 0
-    /// outside tables.
-    in_table: u32,
-    /// The listed tables: name, style and local names only.
-    tables: Vec<ParsedTable>,
-    starts: Vec<u64>,
-    names: Vec<RawName>,
-    scratch: Vec<u8>,
-    row_end: memmem::Finder<'static>,
-    row_name: memmem::Finder<'static>,
-    /// Stop at the start of this many tables ([`OpenOptions::sheets_needed`]).
-    stop_at: Option<usize>,
-    /// Stop at the start of the first table of this name
-    /// ([`OpenOptions::sheet_needed_named`]).
-    stop_name: Option<String>,
+/// The sheet listed for the table whose start tag is `tag`: name and
+/// style only.
+fn listed(tag: &Tag<'_>, count: usize, scratch: &mut Vec<u8>) -> Result<ParsedTable> {
+    if count >= MAX_TABLES {
+        return Err(
+            Error::limit(format!("content.xml holds more than {MAX_TABLES} tables"))
+                .at_offset(tag.start as u64),
+        );
+    }
+    let mut text = |raw: &[u8]| attr_string(raw, scratch).map_err(|e| xml_err(shift(e, tag.start)));
+    let name = attr(tag, b"name").map(&mut text).transpose()?;
+    let style = attr(tag, b"style-name").map(&mut text).transpose()?;
+    Ok(ParsedTable {
+        name: name.unwrap_or_default(),
+        style,
+        ..empty_table(0)
+    })
 }
 
-/// What one step of the walk did.
-enum Step {
-    /// Moved on to this position.
-    At(usize),
-    /// The window ends inside the next unit: read more, retry from here.
-    More,
-    /// `</office:spreadsheet>` was read.
-    Done,
-    /// The last table wanted starts here ([`OpenOptions::sheets_needed`]).
-    Stop,
-}
-
-/// A scanner result where running out of bytes means "read more".
-fn more<T>(r: std::result::Result<T, ream_xml::XmlError>) -> Result<Option<T>> {
-    match r {
-        Ok(v) => Ok(Some(v)),
-        Err(e) if e.truncated => Ok(None),
-        Err(e) => Err(xml_err(e)),
-    }
-}
-
-impl Lister {
-    /// Handles the unit at `pos` (a tag, or a whole element to skip).
-    fn step(&mut self, data: &[u8], pos: usize, base: u64) -> Result<Step> {
-        let Some(Some(tag)) = more(next_tag(data, pos))? else {
-            return Ok(Step::More);
-        };
-        let table_left = self.max_depth.saturating_sub(self.depth + 1);
-        if self.in_table == 0 {
-            let child_left = self.max_depth.saturating_sub(self.depth);
-            return match (tag.kind, tag.name) {
-                (TagKind::Start | TagKind::Empty, b"table") => {
-                    if self.tables.len() >= MAX_TABLES {
-                        return Err(Error::limit(format!(
-                            "content.xml holds more than {MAX_TABLES} tables"
-                        ))
-                        .at_offset(tag.start as u64));
-                    }
-                    let text = |raw: &[u8], s: &mut Vec<u8>| {
-                        attr_string(raw, s).map_err(|e| xml_err(shift(e, tag.start)))
-                    };
-                    let name = match attr(&tag, b"name") {
-                        Some(raw) => text(raw, &mut self.scratch)?,
-                        None => String::new(),
-                    };
-                    let style = attr(&tag, b"style-name")
-                        .map(|raw| text(raw, &mut self.scratch))
-                        .transpose()?;
-                    let wanted = self.stop_name.as_deref() == Some(name.as_str());
-                    self.tables.push(ParsedTable {
-                        name,
-                        style,
-                        ..empty_table(0)
-                    });
-                    self.starts.push(base + tag.start as u64);
-                    if wanted || self.stop_at == Some(self.tables.len()) {
-                        return Ok(Step::Stop);
-                    }
-                    if tag.kind == TagKind::Start {
-                        self.in_table = 1;
-                    }
-                    Ok(Step::At(tag.end))
-                }
-                (TagKind::Start, b"named-expressions") => self.names(data, tag.end, child_left),
-                (TagKind::Start, _) => Ok(match more(skip_element(data, tag.end, child_left))? {
-                    Some(end) => Step::At(end),
-                    None => Step::More,
-                }),
-                (TagKind::End, _) => Ok(Step::Done),
-                _ => Ok(Step::At(tag.end)),
-            };
+/// Walks the table `sheet` whose start tag is at `pos` in the window
+/// without reading its cells; returns its local names and the position
+/// past it. Errors of the walk name the sheet, those of inflating do not.
+fn skim_table(
+    w: &mut Window,
+    mut pos: usize,
+    (cfg, sheet): (TableCfg<'_>, &str),
+    cutter: &Cutter,
+) -> Result<(Vec<RawName>, usize)> {
+    let located = |e: Error, base: u64| e.offset_by(base).in_part(PART).in_sheet(sheet);
+    let mut carry = Carry {
+        skim: true,
+        ..Carry::default()
+    };
+    let mut out = empty_table(0);
+    loop {
+        let (data, eof) = (w.data(), w.eof);
+        cutter
+            .next_rows(data, eof, &mut pos, |part, from, more| {
+                parse_block_into(part, from, cfg, &mut carry, &mut out, more)
+            })
+            .map_err(|e| located(e, w.base))?;
+        if carry.cur.closed {
+            return Ok((out.names, pos));
         }
-        let left = table_left.saturating_sub(self.in_table);
-        match (tag.kind, tag.name) {
-            (TagKind::Start, b"table-row") => Ok(match self.skip_row(data, tag.end, left)? {
-                Some(end) => Step::At(end),
-                None => Step::More,
-            }),
-            (TagKind::Start, name) if is_group(name) => {
-                self.in_table += 1;
-                if self.in_table > table_left {
-                    return Err(Error::limit("XML nesting too deep").at_offset(tag.start as u64));
-                }
-                Ok(Step::At(tag.end))
-            }
-            (TagKind::Start, b"named-expressions") => self.names(data, tag.end, left),
-            (TagKind::Start, _) => Ok(match more(skip_element(data, tag.end, left))? {
-                Some(end) => Step::At(end),
-                None => Step::More,
-            }),
-            (TagKind::End, name) => {
-                self.in_table -= 1;
-                if self.in_table == 0 && name != b"table" {
-                    return Err(Error::malformed(format!(
-                        "mismatched end tag </{}> closes a table",
-                        String::from_utf8_lossy(name)
-                    ))
-                    .at_offset(tag.start as u64));
-                }
-                Ok(Step::At(tag.end))
-            }
-            _ => Ok(Step::At(tag.end)),
+        if eof {
+            let what = "content.xml ends inside a table (content.xml ends early)";
+            let at = w.data().len() as u64;
+            return Err(located(Error::malformed(what).at_offset(at), w.base));
         }
-    }
-
-    /// Reads `table:named-expressions` (start tag ending at `from`) into
-    /// the current table's names, or the workbook's outside tables.
-    fn names(&mut self, data: &[u8], from: usize, left: u32) -> Result<Step> {
-        let mut got = Vec::new();
-        match read_named_expressions(data, from, left, &mut got, &mut self.scratch) {
-            Ok(end) => {
-                match self.tables.last_mut() {
-                    Some(t) if self.in_table > 0 => t.names.append(&mut got),
-                    _ => self.names.append(&mut got),
-                }
-                Ok(Step::At(end))
-            }
-            Err(e) if e.truncated => Ok(Step::More),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Skips a row whose start tag ended at `from`; `None` when the window
-    /// ends inside it.
-    fn skip_row(&self, data: &[u8], from: usize, left: u32) -> Result<Option<usize>> {
-        let hay = data.get(from..).unwrap_or_default();
-        if let Some(e) = self.row_end.find(hay) {
-            let body = hay.get(..e).unwrap_or_default();
-            if self.row_name.find(body).is_none() && memchr::memchr2(b'!', b'?', body).is_none() {
-                return Ok(Some(from + e + ROW_END.len()));
-            }
-        }
-        more(skip_element(data, from, left))
+        w.advance(pos)?;
+        pos = 0;
     }
 }
 
@@ -246,7 +136,7 @@ pub(super) fn open(
     archive: Archive,
     opts: &OpenOptions,
     started: Instant,
-    warnings: Vec<Error>,
+    mut warnings: Vec<Error>,
 ) -> Result<Workbook> {
     let entry = archive.find(PART).cloned().ok_or_else(|| {
         Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
@@ -254,109 +144,68 @@ pub(super) fn open(
     })?;
     let max_depth = opts.limits.max_xml_depth;
     let piped = opts.effective_threads(usize::MAX) > 1;
-    let (lister, hidden_styles, inflated, left) = {
-        let mut w = Window::new(&archive, &entry, PART, opts.stream_block, piped)?;
-        w.advance(0)?;
-        let prelude = loop {
-            match read_prelude(w.data(), max_depth) {
-                Ok(p) => break p,
-                Err(e) if !w.eof && (e.truncated || e.kind() == ErrorKind::Unsupported) => {
-                    w.advance(0)?;
-                }
-                Err(e) => return Err(e.in_part(PART)),
-            }
-        };
-        let mut lister = Lister {
-            max_depth,
-            depth: prelude.depth,
-            in_table: 0,
-            tables: Vec::new(),
-            starts: Vec::new(),
-            names: Vec::new(),
-            scratch: Vec::new(),
-            row_end: memmem::Finder::new(ROW_END),
-            row_name: memmem::Finder::new(b"table-row"),
-            stop_at: opts.sheets_needed,
-            stop_name: opts.sheet_needed_named.clone(),
-        };
-        let mut pos = prelude.body;
-        let mut stopped = false;
-        loop {
-            let step = lister.step(w.data(), pos, w.base);
-            let step = step.map_err(|e| {
-                let e = e.offset_by(w.base).in_part(PART);
-                match lister.tables.last() {
-                    Some(t) if lister.in_table > 0 => e.in_sheet(t.name.clone()),
-                    _ => e,
-                }
-            })?;
-            match step {
-                Step::At(p) => pos = p,
-                Step::Done => break,
-                Step::Stop => {
-                    stopped = true;
-                    break;
-                }
-                Step::More if w.eof => {
-                    let what = if lister.in_table > 0 {
-                        "content.xml ends inside a table"
-                    } else {
-                        "content.xml ends before </office:spreadsheet>"
-                    };
-                    return Err(Error::malformed(format!("{what} (content.xml ends early)"))
-                        .at_offset(w.base + w.data().len() as u64)
-                        .in_part(PART));
-                }
-                Step::More => {
-                    w.advance(pos)?;
-                    pos = 0;
-                }
-            }
-        }
-        let inflated = w.base + w.data().len() as u64;
-        // Stopped early, the window still holds the last table's start:
-        // the first `rows` call goes on from it instead of inflating
-        // from the start again.
-        (
-            lister,
-            prelude.hidden_styles,
-            inflated,
-            stopped.then_some(w),
-        )
+    let mut w = Window::new(&archive, &entry, PART, opts.stream_block, piped)?;
+    let prelude = window_prelude(&mut w, max_depth, usize::MAX).map_err(|e| e.in_part(PART))?;
+    let cfg = TableCfg {
+        limits: &opts.limits,
+        depth_left: max_depth.saturating_sub(prelude.depth.saturating_add(1)),
+        tables: 1,
     };
-    let mut names = Vec::new();
-    let mut sheets = Vec::with_capacity(lister.tables.len());
-    for (index, mut t) in lister.tables.into_iter().enumerate() {
-        let hidden = t
-            .style
-            .as_ref()
-            .is_some_and(|s| hidden_styles.binary_search(s).is_ok());
-        names.extend(defined_names(std::mem::take(&mut t.names), Some(index)));
-        sheets.push(sheet_of(index, t, hidden, false));
-    }
-    names.extend(defined_names(lister.names, None));
-    let elapsed = started.elapsed().as_secs_f64();
+    let child_left = max_depth.saturating_sub(prelude.depth);
+    let cutter = Cutter::default();
+    let (mut tables, mut starts, mut names, mut scratch) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut pos = prelude.body;
+    let stopped = loop {
+        match outline_step(w.data(), pos, child_left, &mut names, &mut scratch) {
+            Ok(Outline::At(p)) => pos = p,
+            Ok(Outline::End) => break false,
+            Ok(Outline::Table(tag)) => {
+                let (start, tag_end) = (tag.start, tag.end);
+                let mut t = listed(&tag, tables.len(), &mut scratch)
+                    .map_err(|e| e.offset_by(w.base).in_part(PART))?;
+                starts.push(w.base + start as u64);
+                let wanted = opts.sheet_needed_named.as_deref() == Some(t.name.as_str());
+                if wanted || opts.sheets_needed == Some(tables.len() + 1) {
+                    tables.push(t);
+                    break true;
+                }
+                pos = if tag.kind == ream_xml::TagKind::Start {
+                    let (local, end) = skim_table(&mut w, start, (cfg, &t.name), &cutter)?;
+                    t.names = local;
+                    end
+                } else {
+                    tag_end
+                };
+                tables.push(t);
+            }
+            Err(e) if e.truncated && !w.eof => {
+                w.advance(pos)?;
+                pos = 0;
+            }
+            Err(e) => return Err(e.offset_by(w.base).in_part(PART)),
+        }
+    };
+    let inflated = w.base + w.data().len() as u64;
+    let (sheets, names, _) =
+        loaded_sheets(tables, names, &prelude.hidden_styles, &mut warnings, false);
     let stats = OpenStats {
-        phase_a_s: elapsed,
-        phase_b_s: 0.0,
-        phase_c_s: 0.0,
-        inflate_s: 0.0,
-        parse_s: 0.0,
+        phase_a_s: started.elapsed().as_secs_f64(),
         threads: 1,
-        cells: 0,
         inflated_bytes: inflated,
-        chunks: 0,
-        chunk_fallbacks: 0,
-        windowed: false,
+        ..OpenStats::default()
     };
     let layout = Layout {
-        tables: lister.starts.len() as u64,
-        starts: lister.starts,
-        depth: lister.depth,
+        tables: starts.len() as u64,
+        starts,
+        depth: prelude.depth,
         archive,
         entry,
         piped,
-        cache: Mutex::new(left),
+        // Stopped early, the window still holds the last table's start:
+        // the first `rows` call goes on from it instead of inflating from
+        // the start again.
+        cache: Mutex::new(stopped.then_some(w)),
     };
     Ok(workbook(sheets, names, stats, warnings, opts, Some(layout)))
 }

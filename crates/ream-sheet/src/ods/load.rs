@@ -29,10 +29,10 @@
 //! count when finished, as the whole-part read checks them.
 
 use super::chunks::Stitcher;
-use super::names::{RawName, read_named_expressions};
-use super::split::read_prelude;
+use super::names::RawName;
+use super::split::{Outline, outline_step, window_prelude};
 use super::starts::{NEEDLE, each_table_start};
-use super::stream::{ROW_START, TABLE_END, cut};
+use super::stream::Cutter;
 use super::table::{
     Carry, ParsedTable, Partial, TableCfg, empty_table, finish_table, parse_block_into, parse_chunk,
 };
@@ -41,8 +41,6 @@ use crate::error::Result;
 use crate::options::{Limits, OpenOptions};
 use crate::pipeline::pool::{self, Pool};
 use crate::pipeline::window::Window;
-use memchr::memmem;
-use ream_xml::{TagKind, next_tag, skip_element};
 use ream_zip::{Archive, Entry};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -118,8 +116,7 @@ struct Reader<'s, 'e, 'l> {
     count: u64,
     /// Absolute offset up to which candidates were counted.
     scanned: u64,
-    row_start: memmem::FinderRev<'static>,
-    table_end: memmem::Finder<'static>,
+    cutter: Cutter,
     /// The parsers (`None`: every table parsed here, in place), and the
     /// chunk size.
     pool: Option<(Units<'s, 'e, 'l>, usize)>,
@@ -208,22 +205,14 @@ impl<'l> Reader<'_, '_, 'l> {
         let mut carry = Carry::default();
         let mut out = empty_table(0);
         loop {
-            let eof = self.w.eof;
-            let end = self.block_end(pos);
-            let data = self.w.data();
-            if let Some(end) = end {
-                let part = data.get(..end)?;
-                match parse_block_into(part, pos, cfg(self.count), &mut carry, &mut out, !eof) {
-                    Ok(stop) => {
-                        pos = stop;
-                        if carry.cur.closed {
-                            return Some((carry.into_partial(out), stop));
-                        }
-                    }
-                    // A cut inside a nested element: again with more bytes.
-                    Err(e) if e.truncated && !eof => {}
-                    Err(_) => return None,
-                }
+            let c = cfg(self.count);
+            let (data, eof) = (self.w.data(), self.w.eof);
+            let parse = |part: &[u8], from, more| {
+                parse_block_into(part, from, c, &mut carry, &mut out, more)
+            };
+            self.cutter.next_rows(data, eof, &mut pos, parse).ok()?;
+            if carry.cur.closed {
+                return Some((carry.into_partial(out), pos));
             }
             self.advance(&mut pos)?;
         }
@@ -358,15 +347,9 @@ impl<'l> Reader<'_, '_, 'l> {
         Some(())
     }
 
-    /// Where the block from `pos` may end (see `stream::cut`); the whole
-    /// window at the end of the part.
+    /// Where the block from `pos` may end (see [`Cutter::end`]).
     fn block_end(&self, pos: usize) -> Option<usize> {
-        let data = self.w.data();
-        if self.w.eof {
-            Some(data.len())
-        } else {
-            cut(data, pos, &self.row_start, &self.table_end)
-        }
+        self.cutter.end(self.w.data(), pos, self.w.eof)
     }
 
     /// Copies `range` of the window into a unit (table key and position;
@@ -421,14 +404,6 @@ enum Got {
     Sent(usize),
 }
 
-/// What to do after looking at one tag of the outline.
-enum Step {
-    At(usize),
-    Table(usize),
-    More,
-    Done,
-}
-
 /// Reads `content.xml` of `archive` (entry `entry`) over a window with
 /// `opts.effective_threads` parsers (at most one per core); `None` when the caller must read it
 /// whole instead (see the module doc). The archive's inflate budget is
@@ -473,27 +448,13 @@ fn read_from<'l>(
     pool: Option<(Units<'_, '_, 'l>, usize)>,
 ) -> Option<Windowed> {
     let max_depth = limits.max_xml_depth;
-    w.advance(0).ok()?;
-    let prelude = loop {
-        match read_prelude(w.data(), max_depth) {
-            Ok(p) => break p,
-            Err(e)
-                if !w.eof
-                    && w.data().len() <= MAX_SPAN
-                    && (e.truncated || e.kind() == crate::ErrorKind::Unsupported) =>
-            {
-                w.advance(0).ok()?;
-            }
-            Err(_) => return None,
-        }
-    };
+    let prelude = window_prelude(&mut w, max_depth, MAX_SPAN).ok()?;
     let prelude_s = t0.elapsed().as_secs_f64();
     let mut r = Reader {
         w,
         count: 0,
         scanned: prelude.body as u64,
-        row_start: memmem::FinderRev::new(ROW_START),
-        table_end: memmem::Finder::new(TABLE_END),
+        cutter: Cutter::default(),
         pool,
         spare: Vec::new(),
         chunks: 0,
@@ -515,44 +476,10 @@ fn read_from<'l>(
     let mut names = Vec::new();
     let mut scratch = Vec::new();
     loop {
-        let step = {
-            let data = r.w.data();
-            match next_tag(data, pos) {
-                Ok(Some(tag)) => match (tag.kind, tag.name) {
-                    (TagKind::Start | TagKind::Empty, b"table") => Step::Table(tag.start),
-                    (TagKind::Start, b"named-expressions") => {
-                        let mut got = Vec::new();
-                        match read_named_expressions(
-                            data,
-                            tag.end,
-                            child_left,
-                            &mut got,
-                            &mut scratch,
-                        ) {
-                            Ok(end) => {
-                                names.append(&mut got);
-                                Step::At(end)
-                            }
-                            Err(e) if e.truncated => Step::More,
-                            Err(_) => return None,
-                        }
-                    }
-                    (TagKind::Start, _) => match skip_element(data, tag.end, child_left) {
-                        Ok(end) => Step::At(end),
-                        Err(e) if e.truncated => Step::More,
-                        Err(_) => return None,
-                    },
-                    (TagKind::End, _) => Step::Done,
-                    _ => Step::At(tag.end),
-                },
-                Ok(None) => Step::More,
-                Err(e) if e.truncated => Step::More,
-                Err(_) => return None,
-            }
-        };
+        let step = outline_step(r.w.data(), pos, child_left, &mut names, &mut scratch);
         match step {
-            Step::At(p) => pos = p,
-            Step::Table(start) => match r.table(start, &cfg)? {
+            Ok(Outline::At(p)) => pos = p,
+            Ok(Outline::Table(tag)) => match r.table(tag.start, &cfg)? {
                 Got::Done(p, end) => {
                     partials.push(Some(*p));
                     pos = end;
@@ -562,8 +489,9 @@ fn read_from<'l>(
                     pos = next;
                 }
             },
-            Step::More => r.advance(&mut pos)?,
-            Step::Done => break,
+            Ok(Outline::End) => break,
+            Err(e) if e.truncated => r.advance(&mut pos)?,
+            Err(_) => return None,
         }
     }
     // The rest of the part: candidates after the spreadsheet count too,

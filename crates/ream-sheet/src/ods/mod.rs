@@ -62,8 +62,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{DefinedName, OpenStats, SheetKind, Visibility};
 use crate::options::OpenOptions;
 use crate::workbook::{Sheet, Workbook};
-use ream_xml::{TagKind, XmlError, next_tag, skip_element};
 use ream_zip::Archive;
+use split::Outline;
 use std::time::Instant;
 use table::{ParsedTable, TableCfg, parse_table};
 
@@ -165,8 +165,13 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         walk(&buf, prelude.body, prelude.depth, cfg).map_err(|e| e.in_part(PART))?;
     let parse_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let (sheets, names, cells) =
-        loaded_sheets(tables, raw_names, &prelude.hidden_styles, &mut warnings);
+    let (sheets, names, cells) = loaded_sheets(
+        tables,
+        raw_names,
+        &prelude.hidden_styles,
+        &mut warnings,
+        true,
+    );
     let stats = OpenStats {
         phase_a_s,
         phase_b_s: parse_s,
@@ -183,13 +188,15 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     Ok(workbook(sheets, names, stats, warnings, opts, None))
 }
 
-/// The sheets and defined names of a loaded open from its finished
-/// tables (text sealed, warnings named), and the number of cells.
+/// The sheets and defined names of an open from its finished tables
+/// (text sealed, warnings named), and the number of cells; `loaded` false
+/// when the tables were only listed (`lazy.rs`).
 fn loaded_sheets(
     tables: Vec<ParsedTable>,
     raw_names: Vec<names::RawName>,
     hidden_styles: &[String],
     warnings: &mut Vec<Error>,
+    loaded: bool,
 ) -> (Vec<Sheet>, Vec<DefinedName>, u64) {
     let mut sheets = Vec::with_capacity(tables.len());
     let mut names = Vec::new();
@@ -205,7 +212,7 @@ fn loaded_sheets(
         }
         names.extend(defined_names(std::mem::take(&mut t.names), Some(index)));
         cells += t.store.cells.len() as u64;
-        sheets.push(sheet_of(index, t, hidden, true));
+        sheets.push(sheet_of(index, t, hidden, loaded));
     }
     names.extend(defined_names(raw_names, None));
     (sheets, names, cells)
@@ -221,8 +228,13 @@ fn from_windowed(
 ) -> Workbook {
     let t = Instant::now();
     let total_s = started.elapsed().as_secs_f64();
-    let (sheets, names, cells) =
-        loaded_sheets(win.tables, win.names, &win.hidden_styles, &mut warnings);
+    let (sheets, names, cells) = loaded_sheets(
+        win.tables,
+        win.names,
+        &win.hidden_styles,
+        &mut warnings,
+        true,
+    );
     let phase_b_s = (total_s - win.prelude_s).max(0.0);
     let stats = OpenStats {
         phase_a_s: win.prelude_s,
@@ -306,7 +318,7 @@ fn defined_names(raw: Vec<names::RawName>, local: Option<usize>) -> Vec<DefinedN
 /// The serial walk over the top level of `office:spreadsheet` in the
 /// whole part, from `from` (past its start tag; `depth` is that of its
 /// children): the top-level tables, parsed here, and the workbook's named
-/// expressions. Tables nested in other elements are skipped with them.
+/// expressions.
 fn walk(
     buf: &[u8],
     from: usize,
@@ -319,15 +331,8 @@ fn walk(
     let mut scratch = Vec::new();
     let child_left = cfg.limits.max_xml_depth.saturating_sub(depth);
     loop {
-        let tag = next_tag(buf, pos).map_err(xml::xml_err)?.ok_or_else(|| {
-            xml::xml_err(XmlError {
-                offset: buf.len(),
-                message: "content.xml ends before </office:spreadsheet>",
-                truncated: true,
-            })
-        })?;
-        match (tag.kind, tag.name) {
-            (TagKind::Start | TagKind::Empty, b"table") => {
+        match split::outline_step(buf, pos, child_left, &mut raw_names, &mut scratch)? {
+            Outline::Table(tag) => {
                 let table = parse_table(buf, tag.start, cfg).map_err(|e| {
                     if e.sheet().is_none() {
                         e.in_sheet(format!("#{}", tables.len() + 1))
@@ -338,20 +343,8 @@ fn walk(
                 pos = table.end.max(tag.end);
                 tables.push(table);
             }
-            (TagKind::Start, b"named-expressions") => {
-                pos = names::read_named_expressions(
-                    buf,
-                    tag.end,
-                    child_left,
-                    &mut raw_names,
-                    &mut scratch,
-                )?;
-            }
-            (TagKind::Start, _) => {
-                pos = skip_element(buf, tag.end, child_left).map_err(xml::xml_err)?;
-            }
-            (TagKind::End, _) => return Ok((tables, raw_names)),
-            _ => pos = tag.end,
+            Outline::At(p) => pos = p,
+            Outline::End => return Ok((tables, raw_names)),
         }
     }
 }

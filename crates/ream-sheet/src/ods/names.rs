@@ -11,8 +11,25 @@ use ream_xml::{TagKind, XmlError, next_tag, skip_element};
 pub(crate) type RawName = (String, String);
 
 /// Reads the children of a `table:named-expressions` whose start tag ended
-/// at `from` into `out`; returns the offset past its end tag.
+/// at `from` into `out`; returns the offset past its end tag. On an error
+/// (a truncated one included) `out` is left as it was, so a windowed
+/// reader can retry with more bytes.
 pub(crate) fn read_named_expressions(
+    buf: &[u8],
+    from: usize,
+    depth_left: u32,
+    out: &mut Vec<RawName>,
+    scratch: &mut Vec<u8>,
+) -> Result<usize> {
+    let before = out.len();
+    let res = read_names(buf, from, depth_left, out, scratch);
+    if res.is_err() {
+        out.truncate(before);
+    }
+    res
+}
+
+fn read_names(
     buf: &[u8],
     from: usize,
     depth_left: u32,

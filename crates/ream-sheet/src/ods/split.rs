@@ -5,15 +5,17 @@
 //!   (`table:display="false"`); a DTD is refused here, before any work.
 //! * [`table_starts`] finds every `<table:table` start tag (`starts.rs`):
 //!   these are the candidate sheets handed to the pool.
-//! * The outline walk in `mod.rs` then visits the top level of the
-//!   spreadsheet in order: a candidate found there is a sheet, a candidate
-//!   inside another element (a nested table, a DDE link's cache) is
-//!   dropped, and a table the byte search missed (a different namespace
-//!   prefix) is parsed on the spot.
+//! * [`outline_step`] is the one walk over the top level of the
+//!   spreadsheet, shared by every read (whole part, window, listing): a
+//!   table found there is a sheet, one inside another element (a nested
+//!   table, a DDE link's cache) is skipped with it, named expressions are
+//!   read, anything else is skipped.
 
+use super::names::{RawName, read_named_expressions};
 use super::xml::{attr, attr_string, shift, xml_err};
 use crate::error::{Error, ErrorKind, Result};
-use ream_xml::{TagKind, next_tag, skip_element};
+use crate::pipeline::window::Window;
+use ream_xml::{Tag, TagKind, XmlError, next_tag, skip_element};
 
 /// What the walk up to the spreadsheet element found.
 #[derive(Debug)]
@@ -65,6 +67,69 @@ pub(crate) fn read_prelude(buf: &[u8], max_depth: u32) -> Result<Prelude> {
             return Err(Error::limit("XML nesting too deep").at_offset(tag.start as u64));
         }
     }
+}
+
+/// Reads a window on until [`read_prelude`] succeeds on it (the window
+/// starts before its first byte), giving up when it holds more than
+/// `max_span` bytes.
+pub(crate) fn window_prelude(w: &mut Window, max_depth: u32, max_span: usize) -> Result<Prelude> {
+    w.advance(0)?;
+    loop {
+        match read_prelude(w.data(), max_depth) {
+            Ok(p) => return Ok(p),
+            Err(e)
+                if !w.eof
+                    && w.data().len() <= max_span
+                    && (e.truncated || e.kind() == ErrorKind::Unsupported) =>
+            {
+                w.advance(0)?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// One step of the outline walk (see [`outline_step`]).
+pub(crate) enum Outline<'a> {
+    /// A table's start tag, for the caller to parse or skip.
+    Table(Tag<'a>),
+    /// The walk goes on from this offset.
+    At(usize),
+    /// `</office:spreadsheet>` was read.
+    End,
+}
+
+/// The unit of the outline at `pos` in `buf` (the top level of
+/// `office:spreadsheet`): a table start tag is handed back, named
+/// expressions are read into `names`, any other element is skipped whole
+/// (`child_left`: the nesting allowed below the spreadsheet's children).
+/// Running out of bytes is an error marked `truncated` (a windowed reader
+/// reads more and retries; `names` is then as before).
+pub(crate) fn outline_step<'a>(
+    buf: &'a [u8],
+    pos: usize,
+    child_left: u32,
+    names: &mut Vec<RawName>,
+    scratch: &mut Vec<u8>,
+) -> Result<Outline<'a>> {
+    let tag = next_tag(buf, pos).map_err(xml_err)?.ok_or_else(|| {
+        xml_err(XmlError {
+            offset: buf.len(),
+            message: "content.xml ends before </office:spreadsheet>",
+            truncated: true,
+        })
+    })?;
+    Ok(match (tag.kind, tag.name) {
+        (TagKind::Start | TagKind::Empty, b"table") => Outline::Table(tag),
+        (TagKind::Start, b"named-expressions") => Outline::At(read_named_expressions(
+            buf, tag.end, child_left, names, scratch,
+        )?),
+        (TagKind::Start, _) => {
+            Outline::At(skip_element(buf, tag.end, child_left).map_err(xml_err)?)
+        }
+        (TagKind::End, _) => Outline::End,
+        _ => Outline::At(tag.end),
+    })
 }
 
 /// Reads `office:automatic-styles`: a `style:style` whose

@@ -22,7 +22,7 @@
 
 use super::PART;
 use super::lazy::Layout;
-use super::table::{Carry, ParsedTable, TableCfg, empty_table, parse_block_into};
+use super::table::{Carry, Lens, ParsedTable, TableCfg, empty_table, parse_block_into};
 use super::xml::ends_name;
 use crate::error::{Error, Result};
 use crate::options::Limits;
@@ -49,8 +49,7 @@ pub(crate) struct OdsRows<'w> {
     out: ParsedTable,
     done: bool,
     sheet: String,
-    row_start: memmem::FinderRev<'static>,
-    table_end: memmem::Finder<'static>,
+    cutter: Cutter,
 }
 
 impl<'w> OdsRows<'w> {
@@ -93,8 +92,7 @@ impl<'w> OdsRows<'w> {
             out: empty_table(0),
             done: false,
             sheet: sheet.to_string(),
-            row_start: memmem::FinderRev::new(ROW_START),
-            table_end: memmem::Finder::new(TABLE_END),
+            cutter: Cutter::default(),
         })
     }
 
@@ -121,45 +119,32 @@ impl<'w> OdsRows<'w> {
             let Some(window) = self.window.as_mut() else {
                 return Ok(false);
             };
-            let eof = window.eof;
-            let data = window.data();
-            let cut = if eof {
-                Some(data.len())
-            } else {
-                cut(data, self.pos, &self.row_start, &self.table_end)
-            };
-            if let Some(cut) = cut {
-                let part = data.get(..cut).unwrap_or_default();
-                let carry = &mut self.carry;
-                match parse_block_into(part, self.pos, cfg, carry, &mut self.out, !eof) {
-                    Ok(end) => {
-                        // Hidden rows and columns are not streamed.
-                        carry.hidden_runs.clear();
-                        carry.hidden_col_runs.clear();
-                        self.pos = end;
-                        self.done = carry.cur.closed;
-                        if !self.out.store.cells.is_empty() {
-                            self.out.store.normalize(true);
-                            self.out.store.seal_text();
-                            return Ok(true);
-                        }
-                        if self.done {
-                            continue;
-                        }
+            let (data, eof) = (window.data(), window.eof);
+            let step = self
+                .cutter
+                .next_rows(data, eof, &mut self.pos, |part, from, more| {
+                    parse_block_into(part, from, cfg, &mut self.carry, &mut self.out, more)
+                });
+            match step {
+                Ok(true) => {
+                    // Hidden rows and columns are not streamed.
+                    self.carry.hidden_runs.clear();
+                    self.carry.hidden_col_runs.clear();
+                    self.done = self.carry.cur.closed;
+                    if !self.out.store.cells.is_empty() {
+                        self.out.store.normalize(true);
+                        self.out.store.seal_text();
+                        return Ok(true);
                     }
-                    // The cut fell inside a nested element: parse this
-                    // block again with more bytes.
-                    Err(e) if e.truncated && !eof => {}
-                    Err(e) => {
-                        let e = e.offset_by(window.base);
-                        return Err(self.fail(e));
+                    if self.done {
+                        continue;
                     }
                 }
-            } else if eof {
-                let at = window.base + data.len() as u64;
-                return Err(
-                    self.fail(Error::malformed("content.xml ends inside a table").at_offset(at))
-                );
+                Ok(false) => {}
+                Err(e) => {
+                    let e = e.offset_by(window.base);
+                    return Err(self.fail(e));
+                }
             }
             if let Err(e) = window.advance(self.pos) {
                 return Err(self.fail(e));
@@ -187,44 +172,80 @@ impl Drop for OdsRows<'_> {
     }
 }
 
-/// Where the block from `pos` may end: just before the last row start in
-/// `data`, or at its end when the table's end tag follows that row (or no
-/// row start is left but an end tag is). `None`: read more first.
-pub(super) fn cut(
-    data: &[u8],
-    pos: usize,
-    row_start: &memmem::FinderRev<'_>,
-    table_end: &memmem::Finder<'_>,
-) -> Option<usize> {
-    let hay = data.get(pos..)?;
-    let mut end = hay.len();
-    let row = loop {
-        match row_start.rfind(hay.get(..end)?) {
-            Some(i) if ends_name(hay.get(i + ROW_START.len())) => break Some(i),
-            Some(i) => end = i,
-            None => break None,
+/// Where a block of a table's rows may end in a window, and the parse
+/// of one such block: shared by the loaded read (`load.rs`) and the row
+/// stream.
+pub(super) struct Cutter {
+    row_start: memmem::FinderRev<'static>,
+    table_end: memmem::Finder<'static>,
+}
+
+impl Default for Cutter {
+    fn default() -> Self {
+        Cutter {
+            row_start: memmem::FinderRev::new(ROW_START),
+            table_end: memmem::Finder::new(TABLE_END),
         }
-    };
-    let tail = hay.get(row.unwrap_or(0)..)?;
-    if table_end.find(tail).is_some() {
-        return Some(data.len());
     }
-    row.map(|i| pos + i).filter(|&c| c > pos)
+}
+
+impl Cutter {
+    /// Where the block from `pos` may end: at the end of `data` when the
+    /// part ends there (`eof`), else just before the last row start in
+    /// `data`, or at its end when the table's end tag follows that row
+    /// (or no row start is left but an end tag is). `None`: read more.
+    pub(super) fn end(&self, data: &[u8], pos: usize, eof: bool) -> Option<usize> {
+        if eof {
+            return Some(data.len());
+        }
+        let hay = data.get(pos..)?;
+        let mut end = hay.len();
+        let row = loop {
+            match self.row_start.rfind(hay.get(..end)?) {
+                Some(i) if ends_name(hay.get(i + ROW_START.len())) => break Some(i),
+                Some(i) => end = i,
+                None => break None,
+            }
+        };
+        let tail = hay.get(row.unwrap_or(0)..)?;
+        if self.table_end.find(tail).is_some() {
+            return Some(data.len());
+        }
+        row.map(|i| pos + i).filter(|&c| c > pos)
+    }
+
+    /// Parses the rows `data` holds from `*pos` up to [`end`](Self::end)
+    /// with `parse` (a call of `parse_block_into` on the block, the start
+    /// and whether more bytes follow) and moves `*pos` past them.
+    /// `Ok(false)`: nothing parsed, read more first (no whole row in view,
+    /// or the cut fell inside a nested element and the block is parsed
+    /// again from the same place with more bytes).
+    pub(super) fn next_rows(
+        &self,
+        data: &[u8],
+        eof: bool,
+        pos: &mut usize,
+        parse: impl FnOnce(&[u8], usize, bool) -> Result<usize>,
+    ) -> Result<bool> {
+        let Some(end) = self.end(data, *pos, eof) else {
+            return Ok(false);
+        };
+        match parse(data.get(..end).unwrap_or_default(), *pos, !eof) {
+            Ok(stop) => {
+                *pos = stop;
+                Ok(true)
+            }
+            Err(e) if e.truncated && !eof => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// Empties a block's outputs, keeping their buffers.
 fn clear(t: &mut ParsedTable) {
     let s = &mut t.store;
-    s.cells.clear();
-    s.formulas.clear();
     if !s.text.is_empty() {
         s.arena = std::mem::take(&mut s.text).into_bytes();
     }
-    s.arena.clear();
-    t.merged.clear();
-    t.comments.clear();
-    t.hyperlinks.clear();
-    t.drawings.clear();
-    t.names.clear();
-    t.warnings.clear();
+    Lens::default().restore(t);
 }

@@ -33,16 +33,6 @@ pub(crate) fn parse_bool(raw: &[u8]) -> Option<bool> {
     }
 }
 
-/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's
-/// days-from-civil).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
-}
-
 /// The usual shapes `YYYY-MM-DD` and `YYYY-MM-DDTHH:MM:SS` from 1900-03-01
 /// on, without allocation or UTF-8 checks; `None` for anything else.
 fn fast_date(raw: &[u8]) -> Option<f64> {
@@ -80,7 +70,8 @@ fn fast_date(raw: &[u8]) -> Option<f64> {
         secs = h * 3600 + mi * 60 + se;
     }
     // The same operations, in the same order, as the general parser.
-    let days = days_from_civil(y, m, d) as f64 + secs as f64 / 86_400.0;
+    let (m, d) = (u32::try_from(m).ok()?, u32::try_from(d).ok()?);
+    let days = crate::dates::days_from_civil(y, m, d) as f64 + secs as f64 / 86_400.0;
     Some(days + 25_569.0)
 }
 

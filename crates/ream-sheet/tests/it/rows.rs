@@ -191,12 +191,20 @@ fn streamed_on(
 
 /// A part over 1 MiB streams the same rows whether it is inflated on the
 /// caller's thread or ahead on a helper thread, for small and large first
-/// blocks.
+/// blocks, and the same rows as the loaded open on 1 to 8 threads (row
+/// chunks of 64 KiB).
 #[test]
 fn helper_thread_inflate_gives_the_same_rows() {
     let bytes = big_workbook(30_000);
     let wb = Workbook::from_bytes(bytes.clone(), &OpenOptions::new().threads(1)).unwrap();
     let want = loaded_rows(&wb, 0);
+    for threads in 2..=8 {
+        let opts = OpenOptions::new()
+            .threads(threads)
+            .tune_chunk_bytes(64 << 10);
+        let loaded = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+        assert_eq!(loaded_rows(&loaded, 0), want, "loaded on {threads} threads");
+    }
     for block in [1, 777, 64 << 10, 4 << 20] {
         for threads in [1, 2] {
             assert_eq!(
