@@ -49,8 +49,35 @@ const CONTAINER: &str = "CFB container";
 
 /// Opens the XLS workbook in `src` (a CFB file).
 pub(crate) fn open(src: ream_io::Bytes, opts: &OpenOptions, t0: Instant) -> Result<Workbook> {
-    let stream = workbook_stream(&src, opts)?;
-    open_stream(&stream, opts, t0)
+    let patched = swapped_byte_order(&src);
+    let stream = workbook_stream(patched.as_deref().unwrap_or(&src), opts)?;
+    let mut wb = open_stream(&stream, opts, t0)?;
+    if patched.is_some() {
+        wb.warnings.push(
+            Error::malformed(
+                "the CFB header's byte order mark at offset 28 is FF FE (swapped); read as little-endian",
+            )
+            .in_part(CONTAINER),
+        );
+    }
+    Ok(wb)
+}
+
+/// Offset of the CFB header's byte order mark, which must be FE FF.
+const BYTE_ORDER_AT: usize = 28;
+
+/// A copy of `src` with the byte order mark corrected, when a writer
+/// stored it swapped (FF FE). Every CFB file is little-endian whatever the
+/// mark says, so the rest reads as usual; the `cfb` crate refuses the
+/// swapped mark, hence the copy (only for such files).
+fn swapped_byte_order(src: &[u8]) -> Option<Vec<u8>> {
+    if src.get(BYTE_ORDER_AT..BYTE_ORDER_AT + 2) != Some(&[0xFF, 0xFE]) {
+        return None;
+    }
+    let mut copy = src.to_vec();
+    copy.get_mut(BYTE_ORDER_AT..BYTE_ORDER_AT + 2)?
+        .copy_from_slice(&[0xFE, 0xFF]);
+    Some(copy)
 }
 
 /// True when `src` starts with a BIFF BOF record: a workbook stream saved

@@ -232,6 +232,35 @@ fn the_same_cells_on_every_thread_count_and_inside_a_container() {
 }
 
 #[test]
+fn a_container_with_a_swapped_byte_order_mark_reads_with_a_warning() {
+    let data = book(&globals(), &[("A", values_sheet())]);
+    let mut cf = cfb::CompoundFile::create(std::io::Cursor::new(Vec::new())).unwrap();
+    cf.create_stream("/Workbook")
+        .unwrap()
+        .write_all(&data)
+        .unwrap();
+    let mut wrapped = cf.into_inner().into_inner();
+    let want = dump(&open(&wrapped, 1).unwrap());
+    assert_eq!(&wrapped[28..30], &[0xFE, 0xFF]);
+    wrapped[28..30].copy_from_slice(&[0xFF, 0xFE]);
+    let wb = open(&wrapped, 1).unwrap();
+    assert_eq!(dump(&wb), want);
+    let warned = wb
+        .warnings()
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>();
+    assert!(
+        warned.iter().any(|w| w.contains("byte order mark")),
+        "{warned:?}"
+    );
+    // Any other mark stays an error naming the container.
+    wrapped[28..30].copy_from_slice(&[0x12, 0x34]);
+    let err = open(&wrapped, 1).unwrap_err().to_string();
+    assert!(err.contains("CFB"), "{err}");
+}
+
+#[test]
 fn a_record_running_past_the_stream_is_named() {
     let mut data = book(&globals(), &[("S", values_sheet())]);
     let n = data.len();
