@@ -22,8 +22,11 @@
 //! open; [`Workbook::rows`] inflates a worksheet part in blocks and
 //! parses its records as they arrive ([`stream`]; memory: one block).
 //! Hyperlinks (BrtHLink) take their targets from the sheet's
-//! relationships. Missing: comments and tables.
+//! relationships (read with the cells only). Comments come from the
+//! `commentsN.bin` part the sheet's relationships name, with or without
+//! cells ([`comments`]). Tables are not read.
 
+mod comments;
 mod names;
 mod records;
 mod sheet;
@@ -34,6 +37,7 @@ use crate::error::{Error, Result};
 use crate::model::{OpenStats, SheetKind};
 use crate::open::read_rels;
 use crate::options::OpenOptions;
+use crate::parts::rels::type_is;
 use crate::sst::SharedStrings;
 use crate::workbook::{Sheet, Workbook};
 use ream_zip::Archive;
@@ -126,7 +130,7 @@ pub(crate) fn open(
                 dimension: p.dimension,
                 store: p.store,
                 merged: p.merged,
-                comments: Vec::new(),
+                comments: sheet_comments(&archive, e, opts, &mut warnings),
                 tables: Vec::new(),
                 hyperlinks: p.hyperlinks,
                 hidden_rows: p.hidden_rows,
@@ -172,6 +176,39 @@ pub(crate) fn open(
         ods: None,
         legacy,
     })
+}
+
+/// The comments of the sheet `e` from the comments part its relationships
+/// name (sorted by cell), read whether or not cells are loaded; a part
+/// that does not read adds a warning naming it and the sheet.
+fn sheet_comments(
+    archive: &Archive,
+    e: &workbook::SheetEntry,
+    opts: &OpenOptions,
+    warnings: &mut Vec<Error>,
+) -> Vec<crate::model::Comment> {
+    if e.kind != SheetKind::Worksheet {
+        return Vec::new();
+    }
+    let rels = read_rels(archive, &e.part).unwrap_or_default();
+    let mut out = Vec::new();
+    for r in rels
+        .iter()
+        .filter(|r| type_is(r, "comments") && !r.external)
+    {
+        let max_chars = opts.limits.max_string_chars;
+        let read = workbook::read_bin(archive, &r.target).and_then(|d| {
+            d.map_or(Ok(Vec::new()), |d| {
+                comments::parse_comments(&d, &r.target, max_chars)
+            })
+        });
+        match read {
+            Ok(c) => out.extend(c),
+            Err(err) => warnings.push(err.in_sheet(e.name.clone())),
+        }
+    }
+    out.sort_by_key(|c| (c.row, c.col));
+    out
 }
 
 /// Every worksheet of `jobs` ((sheet index, size) pairs), in the order of
