@@ -435,8 +435,58 @@ fn pdf_check_of_an_encrypted_file_is_not_ok() {
     assert_eq!(
         stderr(&o),
         "ream: enc.pdf: encrypted: the document is encrypted and cannot be decrypted: \
-         /Filter /Standard V 2 R 3: /O is 1 bytes, at least 32 expected\n"
+         /Filter /Standard V 2 R 3: /O is 1 bytes, at least 32 expected \
+         (in /Encrypt object 30 0)\n"
     );
+}
+
+/// A malformed `/Encrypt` is named in the error (exit 4); a revision 6
+/// file whose `/P` was changed after `/Perms` was written opens with a
+/// warning naming its `/Encrypt` object (exit 3).
+#[test]
+fn pdf_encrypt_errors_and_perms_warnings() {
+    let dir = temp_dir("pdf-encrypt-checks");
+    std::fs::write(dir.join("enc.pdf"), encrypted_pdf()).unwrap();
+    let o = ream(&["pdf", "info", "--password", "x", "enc.pdf"], &dir);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).ends_with(": /O is 1 bytes, at least 32 expected (in /Encrypt object 30 0)\n"),
+        "{}",
+        stderr(&o)
+    );
+    crypt_fixture(&dir, "enc-r6-aes256-objstm.pdf");
+    let f = dir.join("enc-r6-aes256-objstm.pdf");
+    let bytes = std::fs::read(&f).unwrap();
+    let at = memchr_find(&bytes, b"/P -4 /Perms").unwrap();
+    let mut tampered = bytes.clone();
+    tampered[at + 4] = b'8';
+    std::fs::write(dir.join("tampered.pdf"), tampered).unwrap();
+    let o = ream(&["pdf", "info", "--password", "user", "tampered.pdf"], &dir);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "ream: warning: the /Perms entry does not match /P: it holds -4, /P is -8 \
+             (tampered or miswritten; /P is used) (in /Encrypt object 10 0)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("info.Title: Encrypted fixture"),
+        "{}",
+        stdout(&o)
+    );
+    let o = ream(
+        &[
+            "pdf",
+            "info",
+            "--password",
+            "user",
+            "enc-r6-aes256-objstm.pdf",
+        ],
+        &dir,
+    );
+    assert_ok(&o);
 }
 
 #[test]
