@@ -701,3 +701,69 @@ fn pdf_update_and_rewrite_of_encrypted_files() {
 fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
+
+/// The qpdf-made RC4 fixture with an empty user password, plus an update
+/// adding signature dictionary 10 (its `/Contents` stored in the clear, as
+/// ISO 32000 wants) referred to by the catalog's `/Sig`.
+fn signed_fixture(dir: &Path) -> &'static str {
+    crypt_fixture(dir, "enc-r3-rc4-128-emptyuser.pdf");
+    let d = std::fs::read(dir.join("enc-r3-rc4-128-emptyuser.pdf")).unwrap();
+    let text = String::from_utf8_lossy(&d).into_owned();
+    let id_at = text.rfind("/ID [").unwrap();
+    let id = &text[id_at..id_at + text[id_at..].find(']').unwrap() + 1];
+    let sx_at = text.rfind("startxref").unwrap() + "startxref".len();
+    let prev: u64 = text[sx_at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut out = d.clone();
+    if out.last() != Some(&b'\n') {
+        out.push(b'\n');
+    }
+    let o10 = out.len();
+    out.extend_from_slice(
+        b"10 0 obj\n<< /Type /Sig /Filter /Adobe.PPKLite /ByteRange [0 1 2 3] \
+          /Contents <3082abcd> >>\nendobj\n",
+    );
+    let o1 = out.len();
+    out.extend_from_slice(
+        b"1 0 obj\n<< /Metadata 3 0 R /Pages 4 0 R /Type /Catalog /Sig 10 0 R >>\nendobj\n",
+    );
+    let x = out.len();
+    out.extend_from_slice(
+        format!(
+            "xref\n0 1\n0000000000 65535 f \n1 1\n{o1:010} 00000 n \n10 1\n{o10:010} 00000 n \n\
+             trailer << /Info 2 0 R /Root 1 0 R /Size 11 {id} /Encrypt 9 0 R /Prev {prev} >>\n\
+             startxref\n{x}\n%%EOF\n"
+        )
+        .as_bytes(),
+    );
+    std::fs::write(dir.join("signed.pdf"), out).unwrap();
+    "signed.pdf"
+}
+
+/// `show` prints a signature's `/Contents` as stored, and `rewrite
+/// --decrypt` writes it unchanged.
+#[test]
+fn pdf_signature_contents_are_not_decrypted() {
+    let dir = temp_dir("pdf-signature");
+    let f = signed_fixture(&dir);
+    let o = ream(&["pdf", "show", f, "10"], &dir);
+    assert_ok(&o);
+    assert!(
+        stdout(&o).contains("/Contents <3082ABCD>"),
+        "{}",
+        stdout(&o)
+    );
+    assert_ok(&ream(
+        &["pdf", "rewrite", "--decrypt", f, "clear.pdf"],
+        &dir,
+    ));
+    let clear = std::fs::read(dir.join("clear.pdf")).unwrap();
+    assert!(memchr_find(&clear, b"/Contents <3082ABCD>").is_some());
+    let o = ream(&["pdf", "check", "clear.pdf"], &dir);
+    assert_ok(&o);
+    qpdf_ok(&dir.join("clear.pdf"));
+}
