@@ -150,9 +150,12 @@ impl Pdf {
             .is_some_and(|e| *e != Object::Null);
         pdf.encrypted = encrypted;
         if pdf.encrypted {
-            let (info, crypt) = pdf.open_encryption();
-            pdf.encryption = Some(info);
-            pdf.crypt = crypt;
+            let opened = pdf.open_encryption();
+            pdf.encryption = Some(opened.info);
+            pdf.crypt = opened.crypt;
+            for w in opened.warnings {
+                pdf.warn(Warning::new(w));
+            }
             if pdf.crypt.is_none() && !opts.allow_encrypted {
                 return Err(pdf.locked_error("the document is encrypted"));
             }
@@ -175,6 +178,7 @@ impl Pdf {
             }
             pdf.warn(Warning::from_error("no document catalog", &e));
         }
+        pdf.find_sig_values();
         Ok(pdf)
     }
 
@@ -252,14 +256,21 @@ impl Pdf {
 
     /// Reads `/Encrypt` (direct or indirect, never decrypted) and the first
     /// `/ID` string, and tries the passwords.
-    fn open_encryption(&self) -> (Encryption, Option<Crypt>) {
+    fn open_encryption(&self) -> crypt::Opened {
         let trailer = self.trailer();
         let enc = trailer.get(b"Encrypt").cloned().unwrap_or(Object::Null);
         let enc_ref = enc.as_ref();
         let dict = match self.resolve(&enc) {
             Ok(Object::Dict(d)) => Ok(d),
-            Ok(o) => Err(format!("/Encrypt is a {}, not a dictionary", o.type_name())),
-            Err(e) => Err(format!("/Encrypt unreadable: {e}")),
+            Ok(o) => Err(format!(
+                "/Encrypt is a {}, not a dictionary {}",
+                o.type_name(),
+                crypt::encrypt_place(enc_ref)
+            )),
+            Err(e) => Err(format!(
+                "/Encrypt unreadable: {e} {}",
+                crypt::encrypt_place(enc_ref)
+            )),
         };
         let dict = match dict {
             Ok(mut d) => {
@@ -289,7 +300,11 @@ impl Pdf {
                     opened_with: None,
                     error: Some(why),
                 };
-                return (info, None);
+                return crypt::Opened {
+                    info,
+                    crypt: None,
+                    warnings: Vec::new(),
+                };
             }
         };
         let id0 = match trailer.get(b"ID") {
@@ -301,6 +316,28 @@ impl Pdf {
             _ => Vec::new(),
         };
         crypt::open(&dict, enc_ref, &id0, self.opts.password.as_ref())
+    }
+
+    /// Records in the decryption state the objects that signature fields
+    /// point at (their `/Contents` is stored in the clear), walking the
+    /// form's field tree once.
+    fn find_sig_values(&mut self) {
+        if self.crypt.is_none() {
+            return;
+        }
+        let Ok(root) = self.catalog() else { return };
+        let resolve = |r: ObjRef| self.object(r).unwrap_or(Object::Null);
+        let (found, stopped) = crypt::sig::sig_values(&root, &resolve);
+        if stopped {
+            self.warn(Warning::new(format!(
+                "more than {} form fields: signature fields past them are not looked for, \
+                 so a signature there without /Type /Sig may show its /Contents garbled",
+                crypt::sig::MAX_FIELDS
+            )));
+        }
+        if let Some(c) = self.crypt.as_mut() {
+            c.sig_values = found;
+        }
     }
 
     /// True when the index was rebuilt by scanning.

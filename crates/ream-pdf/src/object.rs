@@ -104,6 +104,11 @@ impl Dict {
         self.0.iter_mut().map(|(_, v)| v)
     }
 
+    /// The entries in file order, values to change in place.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&[u8], &mut Object)> {
+        self.0.iter_mut().map(|(k, v)| (k.as_slice(), v))
+    }
+
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.0.len()

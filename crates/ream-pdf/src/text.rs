@@ -56,6 +56,22 @@ fn utf16(b: &[u8], f: fn([u8; 2]) -> u16) -> String {
     out
 }
 
+/// `s` in PDFDocEncoding, or `None` when a character has no code there.
+/// ASCII (control characters included) maps to itself.
+pub(crate) fn encode_pdfdoc(s: &str) -> Option<Vec<u8>> {
+    s.chars()
+        .map(|c| match u32::from(c) {
+            n @ (0..=0x7F | 0xA1..=0xFF) => u8::try_from(n).ok(),
+            _ => LOW
+                .iter()
+                .position(|&x| x == c)
+                .map(|i| 0x18 + i as u8)
+                .or_else(|| HIGH.iter().position(|&x| x == c).map(|i| 0x80 + i as u8))
+                .filter(|&b| b != 0x9F),
+        })
+        .collect()
+}
+
 /// One PDFDocEncoding byte.
 fn pdfdoc(c: u8) -> char {
     match c {

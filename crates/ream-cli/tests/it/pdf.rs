@@ -435,8 +435,58 @@ fn pdf_check_of_an_encrypted_file_is_not_ok() {
     assert_eq!(
         stderr(&o),
         "ream: enc.pdf: encrypted: the document is encrypted and cannot be decrypted: \
-         /Filter /Standard V 2 R 3: /O is 1 bytes, at least 32 expected\n"
+         /Filter /Standard V 2 R 3: /O is 1 bytes, at least 32 expected \
+         (in /Encrypt object 30 0)\n"
     );
+}
+
+/// A malformed `/Encrypt` is named in the error (exit 4); a revision 6
+/// file whose `/P` was changed after `/Perms` was written opens with a
+/// warning naming its `/Encrypt` object (exit 3).
+#[test]
+fn pdf_encrypt_errors_and_perms_warnings() {
+    let dir = temp_dir("pdf-encrypt-checks");
+    std::fs::write(dir.join("enc.pdf"), encrypted_pdf()).unwrap();
+    let o = ream(&["pdf", "info", "--password", "x", "enc.pdf"], &dir);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).ends_with(": /O is 1 bytes, at least 32 expected (in /Encrypt object 30 0)\n"),
+        "{}",
+        stderr(&o)
+    );
+    crypt_fixture(&dir, "enc-r6-aes256-objstm.pdf");
+    let f = dir.join("enc-r6-aes256-objstm.pdf");
+    let bytes = std::fs::read(&f).unwrap();
+    let at = memchr_find(&bytes, b"/P -4 /Perms").unwrap();
+    let mut tampered = bytes.clone();
+    tampered[at + 4] = b'8';
+    std::fs::write(dir.join("tampered.pdf"), tampered).unwrap();
+    let o = ream(&["pdf", "info", "--password", "user", "tampered.pdf"], &dir);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "ream: warning: the /Perms entry does not match /P: it holds -4, /P is -8 \
+             (tampered or miswritten; /P is used) (in /Encrypt object 10 0)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("info.Title: Encrypted fixture"),
+        "{}",
+        stdout(&o)
+    );
+    let o = ream(
+        &[
+            "pdf",
+            "info",
+            "--password",
+            "user",
+            "enc-r6-aes256-objstm.pdf",
+        ],
+        &dir,
+    );
+    assert_ok(&o);
 }
 
 #[test]
@@ -650,4 +700,70 @@ fn pdf_update_and_rewrite_of_encrypted_files() {
 
 fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The qpdf-made RC4 fixture with an empty user password, plus an update
+/// adding signature dictionary 10 (its `/Contents` stored in the clear, as
+/// ISO 32000 wants) referred to by the catalog's `/Sig`.
+fn signed_fixture(dir: &Path) -> &'static str {
+    crypt_fixture(dir, "enc-r3-rc4-128-emptyuser.pdf");
+    let d = std::fs::read(dir.join("enc-r3-rc4-128-emptyuser.pdf")).unwrap();
+    let text = String::from_utf8_lossy(&d).into_owned();
+    let id_at = text.rfind("/ID [").unwrap();
+    let id = &text[id_at..id_at + text[id_at..].find(']').unwrap() + 1];
+    let sx_at = text.rfind("startxref").unwrap() + "startxref".len();
+    let prev: u64 = text[sx_at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut out = d.clone();
+    if out.last() != Some(&b'\n') {
+        out.push(b'\n');
+    }
+    let o10 = out.len();
+    out.extend_from_slice(
+        b"10 0 obj\n<< /Type /Sig /Filter /Adobe.PPKLite /ByteRange [0 1 2 3] \
+          /Contents <3082abcd> >>\nendobj\n",
+    );
+    let o1 = out.len();
+    out.extend_from_slice(
+        b"1 0 obj\n<< /Metadata 3 0 R /Pages 4 0 R /Type /Catalog /Sig 10 0 R >>\nendobj\n",
+    );
+    let x = out.len();
+    out.extend_from_slice(
+        format!(
+            "xref\n0 1\n0000000000 65535 f \n1 1\n{o1:010} 00000 n \n10 1\n{o10:010} 00000 n \n\
+             trailer << /Info 2 0 R /Root 1 0 R /Size 11 {id} /Encrypt 9 0 R /Prev {prev} >>\n\
+             startxref\n{x}\n%%EOF\n"
+        )
+        .as_bytes(),
+    );
+    std::fs::write(dir.join("signed.pdf"), out).unwrap();
+    "signed.pdf"
+}
+
+/// `show` prints a signature's `/Contents` as stored, and `rewrite
+/// --decrypt` writes it unchanged.
+#[test]
+fn pdf_signature_contents_are_not_decrypted() {
+    let dir = temp_dir("pdf-signature");
+    let f = signed_fixture(&dir);
+    let o = ream(&["pdf", "show", f, "10"], &dir);
+    assert_ok(&o);
+    assert!(
+        stdout(&o).contains("/Contents <3082ABCD>"),
+        "{}",
+        stdout(&o)
+    );
+    assert_ok(&ream(
+        &["pdf", "rewrite", "--decrypt", f, "clear.pdf"],
+        &dir,
+    ));
+    let clear = std::fs::read(dir.join("clear.pdf")).unwrap();
+    assert!(memchr_find(&clear, b"/Contents <3082ABCD>").is_some());
+    let o = ream(&["pdf", "check", "clear.pdf"], &dir);
+    assert_ok(&o);
+    qpdf_ok(&dir.join("clear.pdf"));
 }

@@ -24,6 +24,8 @@ pub(super) struct Params {
     u: Vec<u8>,
     oe: Vec<u8>,
     ue: Vec<u8>,
+    /// `/Perms` (revisions 5 and 6), empty when absent.
+    perms: Vec<u8>,
     p: i32,
     id0: Vec<u8>,
     pub encrypt_metadata: bool,
@@ -105,6 +107,10 @@ impl Params {
             u: string_entry(d, "U", u_len)?,
             oe: Vec::new(),
             ue: Vec::new(),
+            perms: match d.get(b"Perms") {
+                Some(Object::String(s)) => s.clone(),
+                _ => Vec::new(),
+            },
             p,
             id0: id0.to_vec(),
             encrypt_metadata,
@@ -159,9 +165,25 @@ impl Params {
     /// Reads `/CF`, `/StmF`, `/StrF` and `/EFF` (V 4 and 5) and sets the
     /// key length from the crypt filter in use.
     fn read_crypt_filters(&mut self, d: &Dict, v: i64, length: Option<i64>) -> Result<()> {
-        if let Some(Object::Dict(cf)) = d.get(b"CF") {
+        let cf = match d.get(b"CF") {
+            None => None,
+            Some(Object::Dict(cf)) => Some(cf),
+            Some(o) => {
+                return Err(refuse(format!(
+                    "/CF is a {}, not a dictionary",
+                    o.type_name()
+                )));
+            }
+        };
+        if let Some(cf) = cf {
             for (name, f) in cf.iter() {
-                let Object::Dict(f) = f else { continue };
+                let Object::Dict(f) = f else {
+                    return Err(refuse(format!(
+                        "/CF entry /{} is a {}, not a crypt filter dictionary",
+                        String::from_utf8_lossy(name),
+                        f.type_name()
+                    )));
+                };
                 let m = cfm(f)?;
                 if v == 5 && m != Method::Aes256 && m != Method::Identity {
                     return Err(refuse(format!(
@@ -223,6 +245,60 @@ impl Params {
             self.key_len = 16;
         }
         Ok(())
+    }
+
+    /// The revision `/R`.
+    pub fn r(&self) -> i64 {
+        self.r
+    }
+
+    /// Revisions 5 and 6: checks `/Perms` with file key `key` (AES-256 ECB:
+    /// bytes 0 to 3 are `/P` little-endian, byte 8 `T` or `F` for
+    /// `/EncryptMetadata`, bytes 9 to 11 `adb`). Gives what is wrong, or
+    /// `None` when it matches (or, for revision 5, is absent).
+    pub fn check_perms(&self, key: &[u8]) -> Option<String> {
+        if self.r < 5 {
+            return None;
+        }
+        if self.perms.is_empty() {
+            return (self.r == 6).then(|| {
+                "the /Perms entry is missing, so /P cannot be checked (tampered or miswritten)"
+                    .to_string()
+            });
+        }
+        let mut block = self.perms.get(..16).unwrap_or_default().to_vec();
+        if block.len() < 16 || aes_cbc_raw_decrypt(key, &[0u8; 16], &mut block).is_err() {
+            return Some(format!(
+                "the /Perms entry is {} bytes, not 16 (tampered or miswritten)",
+                self.perms.len()
+            ));
+        }
+        if block.get(9..12) != Some(b"adb".as_slice()) {
+            return Some(
+                "the /Perms entry does not decrypt to a permissions record (tampered or miswritten)"
+                    .to_string(),
+            );
+        }
+        let p = block
+            .get(..4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(i32::from_le_bytes);
+        if p != Some(self.p) {
+            return Some(format!(
+                "the /Perms entry does not match /P: it holds {}, /P is {} (tampered or miswritten; /P is used)",
+                p.unwrap_or(0),
+                self.p
+            ));
+        }
+        let meta = block.get(8).copied();
+        let want = if self.encrypt_metadata { b'T' } else { b'F' };
+        if meta != Some(want) {
+            return Some(format!(
+                "the /Perms entry does not match /EncryptMetadata {} (tampered or miswritten)",
+                self.encrypt_metadata
+            ));
+        }
+        None
     }
 
     /// The file key when `pw` is the user password.
@@ -443,6 +519,7 @@ pub(super) mod build {
             u: vec![0; 32],
             oe: Vec::new(),
             ue: Vec::new(),
+            perms: Vec::new(),
             p,
             id0: id0.to_vec(),
             encrypt_metadata: true,
@@ -475,6 +552,7 @@ pub(super) mod build {
             u: Vec::new(),
             oe: Vec::new(),
             ue: Vec::new(),
+            perms: Vec::new(),
             p: -4,
             id0: Vec::new(),
             encrypt_metadata: true,
@@ -505,5 +583,22 @@ pub(super) mod build {
         o.extend_from_slice(oks);
         let oe = enc(&p6.hash(owner, oks, &u), key);
         [o, u, oe, ue]
+    }
+
+    /// The `/Perms` a writer stores for permissions `p` with file key
+    /// `key` (revision 6).
+    pub fn perms(key: &[u8; 32], p: i32, encrypt_metadata: bool) -> Vec<u8> {
+        let mut b = [0u8; 16];
+        b[..4].copy_from_slice(&p.to_le_bytes());
+        b[4..8].copy_from_slice(&[0xFF; 4]);
+        b[8] = if encrypt_metadata { b'T' } else { b'F' };
+        b[9..12].copy_from_slice(b"adb");
+        b[12..].copy_from_slice(b"rand");
+        use aes::cipher::{BlockModeEncrypt, KeyIvInit};
+        cbc::Encryptor::<aes::Aes256>::new_from_slices(key, &[0u8; 16])
+            .unwrap()
+            .encrypt_padded::<aes::cipher::block_padding::NoPadding>(&mut b, 16)
+            .unwrap();
+        b.to_vec()
     }
 }

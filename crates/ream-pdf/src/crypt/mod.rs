@@ -11,57 +11,17 @@
 
 mod cipher;
 mod key;
+mod password;
+mod plain;
+pub(crate) mod sig;
 
 use crate::error::{Error, Result};
 use crate::object::{Dict, ObjRef, Object};
 use ream_io::ErrorKind;
 
 pub(crate) use cipher::Method;
-
-/// Longest password used (revisions 5 and 6 truncate to 127 bytes; the
-/// older ones use 32).
-pub const MAX_PASSWORD: usize = 127;
-
-/// A password given to open an encrypted PDF: up to 127 bytes, kept
-/// inline so that [`PdfOptions`](crate::PdfOptions) stays `Copy`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Password {
-    bytes: [u8; MAX_PASSWORD],
-    len: u8,
-}
-
-impl Password {
-    /// The password `text` as UTF-8 bytes, truncated to 127 bytes (the
-    /// most revisions 5 and 6 use; revisions 2 to 4 use 32).
-    pub fn new(text: &str) -> Password {
-        Password::from_bytes(text.as_bytes())
-    }
-
-    /// A password given as raw bytes (PDFDocEncoding for revisions 2 to
-    /// 4), truncated to 127 bytes.
-    pub fn from_bytes(b: &[u8]) -> Password {
-        let mut bytes = [0u8; MAX_PASSWORD];
-        let n = b.len().min(MAX_PASSWORD);
-        for (d, s) in bytes.iter_mut().zip(b.iter()).take(n) {
-            *d = *s;
-        }
-        Password {
-            bytes,
-            len: n as u8,
-        }
-    }
-
-    /// The password bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        self.bytes.get(..usize::from(self.len)).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Debug for Password {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Password({} bytes)", self.len)
-    }
-}
+pub use password::{MAX_PASSWORD, Password};
+pub(crate) use plain::strip_crypt_filter;
 
 /// What a document's encryption is, as found in its `/Encrypt`
 /// dictionary, and whether ream could decrypt it.
@@ -114,17 +74,40 @@ pub(crate) struct Crypt {
     pub encrypt_metadata: bool,
     /// The `/Encrypt` dictionary's object, never decrypted.
     pub encrypt_ref: Option<ObjRef>,
+    /// Objects that are the `/V` of a signature field (`/FT /Sig`): their
+    /// `/Contents` is stored in the clear.
+    pub sig_values: std::collections::HashSet<u32>,
+}
+
+/// Where the `/Encrypt` dictionary is, for messages: `(in /Encrypt
+/// object 6 0)`, or `(in the trailer's /Encrypt dictionary)` when it is
+/// direct.
+pub(crate) fn encrypt_place(encrypt_ref: Option<ObjRef>) -> String {
+    match encrypt_ref {
+        Some(r) => format!("(in /Encrypt object {r})"),
+        None => "(in the trailer's /Encrypt dictionary)".to_string(),
+    }
+}
+
+/// What [`open`] found: the summary, the decryption state when a password
+/// matched, and warnings (a `/Perms` entry that does not match).
+pub(crate) struct Opened {
+    pub info: Encryption,
+    pub crypt: Option<Crypt>,
+    pub warnings: Vec<String>,
 }
 
 /// Reads `encrypt` and tries the passwords: the empty password as user
-/// and as owner password, then `password` as user and as owner password. Gives the summary and,
-/// when a password matched, the decryption state.
+/// and as owner password, then each form of `password` (see [`Password`])
+/// as user and as owner password. Gives the summary and, when a password
+/// matched, the decryption state. A malformed dictionary's error ends by
+/// naming it ([`encrypt_place`]).
 pub(crate) fn open(
     encrypt: &Dict,
     encrypt_ref: Option<ObjRef>,
     id0: &[u8],
     password: Option<&Password>,
-) -> (Encryption, Option<Crypt>) {
+) -> Opened {
     let params = key::Params::read(encrypt, id0);
     let mut info = Encryption {
         handler: encrypt.name(b"Filter").map_or_else(
@@ -141,28 +124,43 @@ pub(crate) fn open(
         opened_with: None,
         error: None,
     };
+    let mut warnings = Vec::new();
     let params = match params {
         Ok(p) => p,
         Err(e) => {
-            info.error = Some(format!("{}: {}", info.describe_short(), e.message()));
-            return (info, None);
+            info.error = Some(format!(
+                "{}: {} {}",
+                info.describe_short(),
+                e.message(),
+                encrypt_place(encrypt_ref)
+            ));
+            return Opened {
+                info,
+                crypt: None,
+                warnings,
+            };
         }
     };
     info.key_bits = params.key_len as u32 * 8;
     info.stream_method = params.streams.name().to_string();
     info.string_method = params.strings.name().to_string();
-    let mut tries: Vec<(&[u8], bool)> = vec![(b"", false), (b"", true)];
+    let mut tries: Vec<(Vec<u8>, bool)> = vec![(Vec::new(), false), (Vec::new(), true)];
     if let Some(p) = password {
-        tries.push((p.as_bytes(), false));
-        tries.push((p.as_bytes(), true));
+        for c in p.candidates(params.r()) {
+            tries.push((c.clone(), false));
+            tries.push((c, true));
+        }
     }
     for (pw, owner) in tries {
         let found = if owner {
-            params.owner_key(pw)
+            params.owner_key(&pw)
         } else {
-            params.user_key(pw)
+            params.user_key(&pw)
         };
         if let Some(k) = found {
+            if let Some(w) = params.check_perms(&k) {
+                warnings.push(format!("{w} {}", encrypt_place(encrypt_ref)));
+            }
             info.opened_with = Some(if owner { "owner" } else { "user" }.to_string());
             let crypt = Crypt {
                 key: k,
@@ -172,8 +170,13 @@ pub(crate) fn open(
                 named: params.named.clone(),
                 encrypt_metadata: params.encrypt_metadata,
                 encrypt_ref,
+                sig_values: std::collections::HashSet::new(),
             };
-            return (info, Some(crypt));
+            return Opened {
+                info,
+                crypt: Some(crypt),
+                warnings,
+            };
         }
     }
     info.error = Some(format!(
@@ -184,7 +187,11 @@ pub(crate) fn open(
             Some(_) => "wrong password (neither the user nor the owner password)",
         }
     ));
-    (info, None)
+    Opened {
+        info,
+        crypt: None,
+        warnings,
+    }
 }
 
 impl Encryption {
@@ -211,7 +218,8 @@ impl Crypt {
         self.strings.encrypt(&k, data)
     }
 
-    /// Decrypts every string inside `o`, an object numbered `r`.
+    /// Decrypts every string inside `o`, an object numbered `r`, except
+    /// the `/Contents` of a signature dictionary (stored in the clear).
     pub fn decrypt_object(&self, r: ObjRef, o: &mut Object) -> Result<()> {
         if self.strings == Method::Identity || self.encrypt_ref.is_some_and(|e| e.num == r.num) {
             return Ok(());
@@ -221,16 +229,20 @@ impl Crypt {
         {
             return Ok(());
         }
-        walk_strings(o, &mut |s| self.decrypt_string(r, s))
+        let sig = self.sig_values.contains(&r.num);
+        walk_strings(o, sig, &mut |s| self.decrypt_string(r, s))
     }
 
-    /// Encrypts every string inside `o`, to be written as object `r` (the
-    /// caller leaves the `/Encrypt` dictionary alone).
-    pub fn encrypt_object(&self, r: ObjRef, o: &mut Object) -> Result<()> {
+    /// Encrypts every string inside `o`, to be written as object `r`, but
+    /// the `/Contents` of a signature dictionary (the caller leaves the
+    /// `/Encrypt` dictionary alone). `was` is the number `o` had when it
+    /// was read (it tells whether a signature field points at it).
+    pub fn encrypt_object(&self, r: ObjRef, was: u32, o: &mut Object) -> Result<()> {
         if self.strings == Method::Identity {
             return Ok(());
         }
-        walk_strings(o, &mut |s| self.encrypt_string(r, s))
+        let sig = self.sig_values.contains(&was);
+        walk_strings(o, sig, &mut |s| self.encrypt_string(r, s))
     }
 
     /// The method for the data of a stream with dictionary `d`
@@ -289,23 +301,44 @@ impl Crypt {
 }
 
 /// Runs `f` on every string in `o` (arrays, dictionaries, a stream's
-/// dictionary), replacing each by its result.
-fn walk_strings(o: &mut Object, f: &mut dyn FnMut(&[u8]) -> Result<Vec<u8>>) -> Result<()> {
+/// dictionary), replacing each by its result, except the `/Contents`
+/// string of a signature dictionary: `o` itself when `sig_value`, one that
+/// [`sig::is_sig_dict`] recognises, or the direct `/V` of a signature
+/// field.
+fn walk_strings(
+    o: &mut Object,
+    sig_value: bool,
+    f: &mut dyn FnMut(&[u8]) -> Result<Vec<u8>>,
+) -> Result<()> {
     match o {
         Object::String(s) => {
             *s = f(s)?;
             Ok(())
         }
-        Object::Array(a) => a.iter_mut().try_for_each(|x| walk_strings(x, f)),
-        Object::Dict(d) => walk_dict(d, f),
-        Object::Stream(s) => walk_dict(&mut s.dict, f),
+        Object::Array(a) => a.iter_mut().try_for_each(|x| walk_strings(x, false, f)),
+        Object::Dict(d) => walk_dict(d, sig_value, f),
+        Object::Stream(s) => walk_dict(&mut s.dict, false, f),
         _ => Ok(()),
     }
 }
 
-fn walk_dict(d: &mut Dict, f: &mut dyn FnMut(&[u8]) -> Result<Vec<u8>>) -> Result<()> {
-    d.values_mut().try_for_each(|v| walk_strings(v, f))
+fn walk_dict(
+    d: &mut Dict,
+    sig_value: bool,
+    f: &mut dyn FnMut(&[u8]) -> Result<Vec<u8>>,
+) -> Result<()> {
+    let is_sig = sig_value || sig::is_sig_dict(d);
+    let sig_field = d.name(b"FT") == Some(b"Sig");
+    for (k, v) in d.iter_mut() {
+        if is_sig && k == b"Contents" && matches!(v, Object::String(_)) {
+            continue;
+        }
+        walk_strings(v, sig_field && k == b"V", f)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_checks;

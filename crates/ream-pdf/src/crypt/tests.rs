@@ -7,9 +7,9 @@ use super::cipher::{Method, aes_cbc_encrypt, rc4};
 use super::key::{build, object_key};
 use crate::{ErrorKind, ObjRef, Object, Pdf, PdfOptions};
 
-const ID0: [u8; 16] = *b"0123456789abcdef";
+pub(super) const ID0: [u8; 16] = *b"0123456789abcdef";
 
-fn hex(b: &[u8]) -> String {
+pub(super) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
@@ -17,10 +17,32 @@ fn hex(b: &[u8]) -> String {
 /// `enc(object, data)`, with `encrypt` as object 6 and `extra` as objects
 /// 7 and up.
 fn file_with(encrypt: &str, extra: &[&str], enc: &dyn Fn(u32, &[u8]) -> Vec<u8>) -> Vec<u8> {
+    file_full("<< /Type /Catalog /Pages 2 0 R >>", encrypt, extra, enc)
+}
+
+/// [`file_with`] with `catalog` as object 1 (extra objects go unused
+/// unless it, or the extra objects, refer to them).
+pub(super) fn file_full(
+    catalog: &str,
+    encrypt: &str,
+    extra: &[&str],
+    enc: &dyn Fn(u32, &[u8]) -> Vec<u8>,
+) -> Vec<u8> {
+    let extra: Vec<Vec<u8>> = extra.iter().map(|e| e.as_bytes().to_vec()).collect();
+    file_bytes(catalog, encrypt, &extra, enc)
+}
+
+/// [`file_full`] with extra objects given as bytes (binary stream data).
+pub(super) fn file_bytes(
+    catalog: &str,
+    encrypt: &str,
+    extra: &[Vec<u8>],
+    enc: &dyn Fn(u32, &[u8]) -> Vec<u8>,
+) -> Vec<u8> {
     let content = enc(4, b"BT (Hand built) Tj ET");
     let title = enc(5, b"Hand-built title");
     let mut objs: Vec<Vec<u8>> = vec![
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        catalog.as_bytes().to_vec(),
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] /Contents 4 0 R >>".to_vec(),
     ];
@@ -30,7 +52,7 @@ fn file_with(encrypt: &str, extra: &[&str], enc: &dyn Fn(u32, &[u8]) -> Vec<u8>)
     objs.push(s);
     objs.push(format!("<< /Title <{}> >>", hex(&title)).into_bytes());
     objs.push(encrypt.as_bytes().to_vec());
-    objs.extend(extra.iter().map(|e| e.as_bytes().to_vec()));
+    objs.extend(extra.iter().cloned());
     let mut out = b"%PDF-1.7\n".to_vec();
     let mut offs = Vec::new();
     for (i, o) in objs.iter().enumerate() {
@@ -82,6 +104,7 @@ fn aes_r6_file() -> Vec<u8> {
 fn aes_r6_file_cf(indirect_cf: bool) -> Vec<u8> {
     let key = [7u8; 32];
     let [o, u, oe, ue] = build::r6(b"user", b"owner", &key);
+    let perms = hex(&build::perms(&key, -4, true));
     let cf = if indirect_cf {
         "7 0 R"
     } else {
@@ -89,7 +112,7 @@ fn aes_r6_file_cf(indirect_cf: bool) -> Vec<u8> {
     };
     let dict = format!(
         "<< /Filter /Standard /V 5 /R 6 /Length 256 /P -4 /O <{}> /U <{}> /OE <{}> /UE <{}> \
-         /CF {cf} /StmF /StdCF /StrF /StdCF >>",
+         /Perms <{perms}> /CF {cf} /StmF /StdCF /StrF /StdCF >>",
         hex(&o),
         hex(&u),
         hex(&oe),
@@ -228,12 +251,31 @@ fn hostile_encrypt_dictionaries() {
             "/R (the revision) is missing",
         ),
         ("[1 2 3]".to_string(), "/Encrypt is a array"),
+        (
+            format!(
+                "<< /Filter /Standard /V 2 /R 3 /O <{0}{0}> /U <00{0}> >>",
+                "00".repeat(16)
+            ),
+            "/U is 17 bytes, at least 32 expected",
+        ),
+        (
+            format!("<< /Filter /Standard /V 4 /R 4 /CF 5 {ou} >>"),
+            "/CF is a int, not a dictionary",
+        ),
+        (
+            format!("<< /Filter /Standard /V 4 /R 4 /CF << /StdCF /AESV2 >> {ou} >>"),
+            "/CF entry /StdCF is a name, not a crypt filter dictionary",
+        ),
     ];
     for (dict, want) in cases {
         let bytes = rc4_r3_file(Some(&dict));
         let e = Pdf::from_bytes(bytes.clone(), &PdfOptions::new()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Encrypted, "{dict}: {e}");
         assert!(e.to_string().contains(want), "{dict}: {e}");
+        assert!(
+            e.to_string().ends_with(" (in /Encrypt object 6 0)"),
+            "{dict}: {e}"
+        );
         // Structure only when allowed: the page tree, no strings.
         let pdf = Pdf::from_bytes(bytes, &PdfOptions::new().allow_encrypted(true)).unwrap();
         assert!(pdf.is_locked());
@@ -281,11 +323,12 @@ fn aes_stream_tail_is_dropped_with_a_warning() {
     let [o, u, oe, ue] = build::r6(b"user", b"owner", &key);
     let dict = format!(
         "<< /Filter /Standard /V 5 /R 6 /P -4 /O <{}> /U <{}> /OE <{}> /UE <{}> \
-         /CF << /StdCF << /CFM /AESV3 >> >> /StmF /StdCF /StrF /StdCF >>",
+         /Perms <{}> /CF << /StdCF << /CFM /AESV3 >> >> /StmF /StdCF /StrF /StdCF >>",
         hex(&o),
         hex(&u),
         hex(&oe),
-        hex(&ue)
+        hex(&ue),
+        hex(&build::perms(&key, -4, true))
     );
     let enc = move |num: u32, data: &[u8]| {
         let mut c = aes_cbc_encrypt(&key, &[9u8; 16], data).unwrap();

@@ -233,6 +233,11 @@ impl Pdf {
                     Some(c) if !is_encrypt_dict => Some(c.stream_method(&s.dict, &resolve)?),
                     _ => None,
                 };
+                if keep.is_none() {
+                    // Written in the clear: a /Crypt filter would name a
+                    // crypt filter the copy no longer has.
+                    crate::crypt::strip_crypt_filter(&mut s.dict, &resolve);
+                }
                 s.dict.remove(b"Length");
                 let mut o = Object::Dict(std::mem::take(&mut s.dict));
                 ser::map_refs(&mut o, &mut |r| {
@@ -240,7 +245,7 @@ impl Pdf {
                 });
                 let data = match (keep, method) {
                     (Some(c), Some(m)) => {
-                        c.encrypt_object(nr, &mut o)?;
+                        c.encrypt_object(nr, old.num, &mut o)?;
                         c.encrypt_data(nr, m, &data)?
                     }
                     _ => data,
@@ -311,7 +316,7 @@ impl Pdf {
             if let Some(c) = keep
                 && !is_encrypt_dict
             {
-                c.encrypt_object(nr, &mut obj)?;
+                c.encrypt_object(nr, old.num, &mut obj)?;
             }
             ser::plain_object(&mut text, nr, &obj);
             w.put(&text)?;

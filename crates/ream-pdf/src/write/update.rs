@@ -357,7 +357,7 @@ fn encrypted_object(
     match body {
         Body::Object(Object::Stream(s)) if s.object == Some(r) => {
             let mut d = Object::Dict(s.dict.clone());
-            c.encrypt_object(r, &mut d)?;
+            c.encrypt_object(r, r.num, &mut d)?;
             let Object::Dict(d) = d else { return Ok(()) };
             let (_, len) = pdf.stream_range(s)?;
             ser::stream_head(out, r, &d, len);
@@ -373,7 +373,7 @@ fn encrypted_object(
         }
         Body::Object(o) => {
             let mut o = o.clone();
-            c.encrypt_object(r, &mut o)?;
+            c.encrypt_object(r, r.num, &mut o)?;
             ser::plain_object(out, r, &o);
         }
         Body::Stream(d, data) => encrypted_stream(c, out, r, d, data, &resolve)?,
@@ -394,7 +394,7 @@ pub(crate) fn encrypted_stream(
     let m = c.stream_method(dict, resolve)?;
     let data = c.encrypt_data(r, m, data)?;
     let mut d = Object::Dict(dict.clone());
-    c.encrypt_object(r, &mut d)?;
+    c.encrypt_object(r, r.num, &mut d)?;
     let Object::Dict(d) = d else { return Ok(()) };
     ser::stream_object(out, r, &d, &data);
     Ok(())

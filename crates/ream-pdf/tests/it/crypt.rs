@@ -291,3 +291,25 @@ fn locked_document_is_not_written() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Encrypted);
 }
+
+/// pdf.js's SASLprep test file (`REAM_CORPUS`, else the shared corpus;
+/// skipped when absent): its revision 6 user password is given as
+/// `S<U+00AA>SL<U+00AD>prep` and hashed in its prepared form `SaSLprep`.
+#[test]
+fn saslprep_password_from_the_pdfjs_corpus() {
+    let corpus = match std::env::var_os("REAM_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    let path = corpus.join("pdf/pdfjs__test_pdfs_saslprep-r6.pdf");
+    if !path.exists() {
+        eprintln!("{}: absent, skipped", path.display());
+        return;
+    }
+    for pw in ["S\u{AA}SL\u{AD}prep", "SaSLprep"] {
+        let pdf = Pdf::open(&path, &PdfOptions::new().password(pw)).unwrap();
+        let e = pdf.encryption().unwrap();
+        assert_eq!((e.r, e.opened_with.as_deref()), (6, Some("user")), "{pw}");
+        assert!(pdf.warnings().is_empty(), "{:?}", pdf.warnings());
+    }
+}
