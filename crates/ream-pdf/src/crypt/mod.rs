@@ -97,9 +97,10 @@ pub(crate) struct Opened {
     pub warnings: Vec<String>,
 }
 
-/// Reads `encrypt` and tries the passwords: the empty password as user
-/// and as owner password, then each form of `password` (see [`Password`])
-/// as user and as owner password. Gives the summary and, when a password
+/// Reads `encrypt` and tries the passwords: each form of `password` (see
+/// [`Password`]) as user and as owner password, then the empty password as
+/// user and as owner password (with a warning when a password was given
+/// but only the empty one matched). Gives the summary and, when a password
 /// matched, the decryption state. A malformed dictionary's error ends by
 /// naming it ([`encrypt_place`]).
 pub(crate) fn open(
@@ -144,14 +145,20 @@ pub(crate) fn open(
     info.key_bits = params.key_len as u32 * 8;
     info.stream_method = params.streams.name().to_string();
     info.string_method = params.strings.name().to_string();
-    let mut tries: Vec<(Vec<u8>, bool)> = vec![(Vec::new(), false), (Vec::new(), true)];
+    // The given password first (so an owner password opens as owner even
+    // when the empty user password would open the file too), then the
+    // empty one.
+    let mut tries: Vec<(Vec<u8>, bool)> = Vec::new();
     if let Some(p) = password {
         for c in p.candidates(params.r()) {
             tries.push((c.clone(), false));
             tries.push((c, true));
         }
     }
-    for (pw, owner) in tries {
+    let given = tries.len();
+    tries.push((Vec::new(), false));
+    tries.push((Vec::new(), true));
+    for (i, (pw, owner)) in tries.into_iter().enumerate() {
         let found = if owner {
             params.owner_key(&pw)
         } else {
@@ -160,6 +167,13 @@ pub(crate) fn open(
         if let Some(k) = found {
             if let Some(w) = params.check_perms(&k) {
                 warnings.push(format!("{w} {}", encrypt_place(encrypt_ref)));
+            }
+            if given > 0 && i >= given {
+                warnings.push(format!(
+                    "the password given is neither the user nor the owner password; \
+                     the empty {} password opened the document",
+                    if owner { "owner" } else { "user" }
+                ));
             }
             info.opened_with = Some(if owner { "owner" } else { "user" }.to_string());
             let crypt = Crypt {

@@ -348,3 +348,40 @@ fn aes_stream_tail_is_dropped_with_a_warning() {
         "{w:?}"
     );
 }
+
+/// An RC4 file whose user password is empty: the owner password given
+/// opens it as owner; a wrong one falls back to the empty user password
+/// with a warning saying so.
+#[test]
+fn a_given_password_is_tried_before_the_empty_one() {
+    let (o, u, key) = build::r3(b"", b"owner", -4, &ID0, 16);
+    let dict = format!(
+        "<< /Filter /Standard /V 2 /R 3 /Length 128 /P -4 /O <{}> /U <{}> >>",
+        hex(&o),
+        hex(&u)
+    );
+    let enc = move |num: u32, data: &[u8]| {
+        let k = object_key(&key, ObjRef::new(num, 0), Method::Rc4);
+        rc4(&k, data).unwrap()
+    };
+    let bytes = file(&dict, &enc);
+    let opened = |pw: Option<&str>| {
+        let opts = match pw {
+            Some(p) => PdfOptions::new().password(p),
+            None => PdfOptions::new(),
+        };
+        let pdf = Pdf::from_bytes(bytes.clone(), &opts).unwrap();
+        assert_eq!(pdf.info().unwrap()[0].1.to_string(), "Hand-built title");
+        let warned = pdf.warnings().iter().any(|w| {
+            w.to_string()
+                .contains("neither the user nor the owner password")
+        });
+        (
+            pdf.encryption().unwrap().opened_with.clone().unwrap(),
+            warned,
+        )
+    };
+    assert_eq!(opened(None), ("user".to_string(), false));
+    assert_eq!(opened(Some("owner")), ("owner".to_string(), false));
+    assert_eq!(opened(Some("wrong")), ("user".to_string(), true));
+}
