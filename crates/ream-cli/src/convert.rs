@@ -217,6 +217,7 @@ fn write_row(sw: &mut SheetWriter, at: u32, row: &ream::sheet::RowRef<'_>) -> w:
             col: c.col,
             value: value(&c.value),
             formula: c.formula,
+            format: None,
         })
         .collect();
     sw.write_row(at, &cells)
