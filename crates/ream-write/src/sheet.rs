@@ -107,6 +107,15 @@ impl SheetWriter {
         self.index
     }
 
+    /// The first row new data may go to: 0, or with a template its start
+    /// row ([`TemplateOptions::start_row`](crate::TemplateOptions::start_row)).
+    pub fn start_row(&self) -> u32 {
+        self.shared
+            .template
+            .as_ref()
+            .map_or(0, |t| t.sheet.start_row)
+    }
+
     /// The used range so far (`None` before the first cell).
     pub fn used_range(&self) -> Option<CellRange> {
         self.used

@@ -255,6 +255,12 @@ impl WorkbookWriter {
         Ok(())
     }
 
+    /// True when date serials count from 1904 (the option, or with a
+    /// template the template's date system).
+    pub fn is_1904(&self) -> bool {
+        self.shared.opts.date_1904
+    }
+
     /// Writes the package to `path` (see [`save`](WorkbookWriter::save)).
     pub fn save_path(self, path: impl AsRef<Path>) -> Result<u64> {
         let p = path.as_ref();
