@@ -168,7 +168,7 @@ fn write_table(s: &mut SheetWriter, reader: RecordBatchStreamReader, days: f64) 
         .collect();
     let start = s.start_row();
     s.write_row(start, &header)?;
-    let mut row = start + 1;
+    let mut row = start.saturating_add(1);
     for batch in reader {
         let batch = batch.map_err(|e| {
             w::Error::new(

@@ -212,6 +212,13 @@ impl Template {
 
     /// Parses what the writer takes from the template.
     pub(crate) fn load(&self, opts: &TemplateOptions) -> Result<Loaded> {
+        if let Some(r) = opts.start_row
+            && r >= MAX_ROWS
+        {
+            return Err(Error::limit(format!(
+                "template start row {r} is past the last row of a worksheet (1,048,575, 0-based)"
+            )));
+        }
         let (sheets, date_1904) = self.sheets()?;
         let found = match &opts.sheet {
             TemplateSheet::Index(i) => sheets.get(*i),
