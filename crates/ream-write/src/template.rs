@@ -311,7 +311,7 @@ fn read_sst(xml: &[u8], what: &str) -> Result<Vec<String>> {
             },
             Event::Empty(e) if xml::name(e) == "si" => out.push(String::new()),
             Event::End(e) => match e.local_name().into_inner() {
-                "si" => out.push(cur.take().unwrap_or_default()),
+                "si" => out.push(decode_xhhhh(&cur.take().unwrap_or_default())),
                 "t" => in_t = false,
                 "rPh" => in_ph = in_ph.saturating_sub(1),
                 _ => {}
@@ -732,6 +732,10 @@ fn parse_cells(p: &mut Part<'_>, row: u32, sst: &[String]) -> Result<Vec<TCell>>
                 if started {
                     read_cell(p, &mut cell)?;
                 }
+                if cell.kind.as_deref() == Some("s") && cell.value.is_none() {
+                    // A styled blank cell marked as text.
+                    cell.kind = None;
+                }
                 if cell.kind.as_deref() == Some("s") {
                     let i: Option<usize> =
                         cell.value.as_deref().and_then(|v| v.trim().parse().ok());
@@ -743,6 +747,8 @@ fn parse_cells(p: &mut Part<'_>, row: u32, sst: &[String]) -> Result<Vec<TCell>>
                         ))
                     })?;
                     cell.value = Some(text.clone());
+                } else if matches!(cell.kind.as_deref(), Some("inlineStr" | "str")) {
+                    cell.value = cell.value.as_deref().map(decode_xhhhh);
                 }
                 cells.push(cell);
             }
@@ -822,5 +828,78 @@ fn read_text(p: &mut Part<'_>, runs: bool) -> Result<String> {
             _ if in_t => p.text(&ev, &mut out)?,
             _ => {}
         }
+    }
+}
+
+/// Decodes the `_xHHHH_` escapes of OOXML text (`_x000D_` is a carriage
+/// return, `_x005F_` an underscore; surrogate pairs joined); anything
+/// else stays as written. The writer escapes the text again.
+fn decode_xhhhh(s: &str) -> String {
+    fn unit(b: &[u8]) -> Option<u16> {
+        match b {
+            [b'_', b'x', h @ .., b'_'] if h.len() == 4 => {
+                u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+            }
+            _ => None,
+        }
+    }
+    if !s.contains("_x") {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    let mut plain = 0;
+    while i < b.len() {
+        let Some(u) = b.get(i..i + 7).and_then(unit) else {
+            i += 1;
+            continue;
+        };
+        let (c, used) = match u {
+            0xD800..=0xDBFF => match b.get(i + 7..i + 14).and_then(unit) {
+                Some(lo @ 0xDC00..=0xDFFF) => (
+                    char::from_u32(
+                        0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(lo) - 0xDC00),
+                    ),
+                    14,
+                ),
+                _ => (None, 7),
+            },
+            _ => (char::from_u32(u32::from(u)), 7),
+        };
+        match c {
+            Some(c) => {
+                out.push_str(s.get(plain..i).unwrap_or(""));
+                out.push(c);
+                i += used;
+                plain = i;
+            }
+            None => i += 7,
+        }
+    }
+    out.push_str(s.get(plain..).unwrap_or(""));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xhhhh_escapes_are_decoded() {
+        assert_eq!(decode_xhhhh("a_x000D_b"), "a\rb");
+        assert_eq!(decode_xhhhh("_x005F_x000D_"), "_x000D_");
+        assert_eq!(decode_xhhhh("_xD83D__xDE00_"), "\u{1F600}");
+        assert_eq!(decode_xhhhh("_xD83D_ _xZZZZ_ _x41"), "_xD83D_ _xZZZZ_ _x41");
+        assert_eq!(decode_xhhhh("plain"), "plain");
+    }
+
+    #[test]
+    fn page_setup_loses_its_printer_settings_link() {
+        let raw = br#"<pageSetup orientation="landscape" r:id="rId1" scale="90"/>"#;
+        assert_eq!(
+            strip_rel_attr(raw),
+            br#"<pageSetup orientation="landscape" scale="90"/>"#.to_vec()
+        );
     }
 }

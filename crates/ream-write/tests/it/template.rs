@@ -426,3 +426,71 @@ fn broken_templates_give_errors_naming_the_part() {
     };
     assert!(e.to_string().contains("/no/such/template.xlsx"), "{e}");
 }
+
+#[test]
+fn template_texts_rich_escaped_and_blank_cells_survive() {
+    let ns = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+    let sst = format!(
+        "<sst xmlns=\"{ns}\" count=\"2\" uniqueCount=\"2\">\
+         <si><t>line_x000D_end &amp; more</t></si>\
+         <si><r><rPr><b/></rPr><t>bold </t></r><r><t xml:space=\"preserve\">part</t></r>\
+         <rPh sb=\"0\" eb=\"1\"><t>ignored</t></rPh></si></sst>"
+    );
+    let sheet = format!(
+        "<worksheet xmlns=\"{ns}\" xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">\
+         <sheetData><row r=\"1\" spans=\"1:4\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"B1\" t=\"s\"><v>1</v></c>\
+         <c r=\"C1\" t=\"s\"/><c r=\"D1\" t=\"inlineStr\"><is><t>in_x0009_line</t></is></c></row>\
+         <row r=\"2\"><c r=\"A2\" t=\"b\"><v>1</v></c><c r=\"B2\"><f>1+1</f><v>2</v></c>\
+         <c r=\"C2\" t=\"str\"><f>\"a\"&amp;\"b\"</f><v>ab</v></c></row></sheetData>\
+         <pageMargins left=\"0.7\" right=\"0.7\" top=\"0.75\" bottom=\"0.75\" header=\"0.3\" footer=\"0.3\"/>\
+         <pageSetup orientation=\"landscape\" r:id=\"rId1\"/><legacyDrawing r:id=\"rId2\"/></worksheet>"
+    );
+    let wb = "<workbook xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" \
+              xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">\
+              <sheets><sheet name=\"T\" sheetId=\"1\" r:id=\"rId1\"/></sheets></workbook>";
+    let rels = "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">\
+                <Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" Target=\"worksheets/sheet1.xml\"/>\
+                <Relationship Id=\"rId2\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings\" Target=\"/xl/sharedStrings.xml\"/>\
+                </Relationships>";
+    let bytes = zip_of(&[
+        ("xl/workbook.xml", wb.as_bytes()),
+        ("xl/_rels/workbook.xml.rels", rels.as_bytes()),
+        ("xl/worksheets/sheet1.xml", sheet.as_bytes()),
+        ("xl/sharedStrings.xml", sst.as_bytes()),
+    ]);
+    let t = Template::from_bytes(bytes).unwrap();
+    for strings in [Strings::Shared, Strings::Inline] {
+        let opts = WriteOptions {
+            strings,
+            ..WriteOptions::default()
+        };
+        let mut w = WorkbookWriter::with_template(opts, &t, &TemplateOptions::new()).unwrap();
+        let mut s = w.add_sheet("S").unwrap();
+        s.append_row(&[Value::String("new")]).unwrap();
+        s.finish().unwrap();
+        let mut out = Vec::new();
+        w.save(&mut out).unwrap();
+        let ws = part(&out, "xl/worksheets/sheet1.xml");
+        assert!(
+            ws.contains("<pageSetup orientation=\"landscape\"/>"),
+            "{ws}"
+        );
+        assert!(
+            !ws.contains("legacyDrawing") && !ws.contains("spans"),
+            "{ws}"
+        );
+        assert!(ws.contains("<pageMargins left=\"0.7\""));
+        let book = open(out);
+        let s = &book.sheets()[0];
+        assert_eq!(
+            s.get(0, 0).unwrap().value,
+            RValue::String("line\rend & more")
+        );
+        assert_eq!(s.get(0, 1).unwrap().value, RValue::String("bold part"));
+        assert_eq!(s.get(0, 3).unwrap().value, RValue::String("in\tline"));
+        assert_eq!(s.get(1, 0).unwrap().value, RValue::Bool(true));
+        assert_eq!(s.get(1, 1).unwrap().formula, Some("1+1"));
+        assert_eq!(s.get(1, 2).unwrap().value, RValue::String("ab"));
+        assert_eq!(s.get(2, 0).unwrap().value, RValue::String("new"));
+    }
+}
