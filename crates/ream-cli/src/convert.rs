@@ -26,7 +26,19 @@ the output's extension:
 
 --skip-rows, --n-rows and --header-row select rows as in `ream cat`; in
 .xlsx output the header row (if any) comes first, frozen, and the data rows
-follow it, keeping their gaps.";
+follow it, keeping their gaps.
+
+OUT `-` writes to standard output; name the format with --to (there is no
+extension to go by): `ream convert in.xls - --to xlsx > out.xlsx`.
+
+--template T.xlsx (.xlsx output only): every output sheet starts as a copy
+of one sheet of T (--template-sheet, default its first): its rows above
+--start-row, column widths, views, merged cells, conditional formats, data
+validations and page setup; the workbook takes T's styles and theme. The
+converted rows go from --start-row on (default: the row after the template
+sheet's last row with a cell), each new cell in the format of the
+template's cell in its column on that row (or the column's format). The
+date system is T's; dates are moved to it.";
 
 /// Arguments of `ream convert`.
 #[derive(Debug, clap::Args)]
@@ -34,8 +46,25 @@ pub struct Args {
     /// The input workbook (`-` reads standard input).
     pub input: PathBuf,
     /// The output file; its extension picks the format (`.xlsx`, `.csv`,
-    /// `.tsv`, `.jsonl`, `.parquet`, `.arrow`).
+    /// `.tsv`, `.jsonl`, `.parquet`, `.arrow`) unless --to names it; `-`
+    /// writes to standard output (needs --to).
     pub output: PathBuf,
+    /// The output format, whatever OUT's extension [default: from OUT's
+    /// extension].
+    #[arg(long, value_name = "FORMAT", value_parser = ["xlsx", "csv", "tsv", "jsonl", "parquet", "arrow"])]
+    pub to: Option<String>,
+    /// Copy a sheet of this .xlsx workbook, with its styles, under every
+    /// output sheet (see below) [default: none].
+    #[arg(long, value_name = "T.xlsx")]
+    pub template: Option<PathBuf>,
+    /// The template's sheet: name or 0-based index [default: 0, the first].
+    #[arg(long, value_name = "NAME|INDEX", requires = "template")]
+    pub template_sheet: Option<String>,
+    /// 0-based row of the output sheets where the converted rows start
+    /// [default: the row after the template sheet's last row with a cell].
+    #[arg(long, value_name = "N", requires = "template",
+          allow_negative_numbers = true, value_parser = crate::args::ranged::<u32>(0..=crate::args::MAX_ROW))]
+    pub start_row: Option<u32>,
     /// Sheet name, 0-based index, or `all` [default: all for .xlsx, the
     /// first sheet otherwise].
     #[arg(short, long, value_name = "NAME|INDEX|all")]
@@ -70,11 +99,21 @@ enum Target {
     Cat(Format),
 }
 
-fn target(out: &Path) -> Result<Target> {
-    let ext = out
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+fn target(out: &Path, to: Option<&str>) -> Result<Target> {
+    if to.is_none() && out == Path::new("-") {
+        return Err(UsageError(
+            "writing to standard output (`-`) needs the format: add --to xlsx (or csv, tsv, jsonl, parquet, arrow)"
+                .to_string(),
+        )
+        .into());
+    }
+    let ext = match to {
+        Some(t) => Some(t.to_ascii_lowercase()),
+        None => out
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase),
+    };
     Ok(match ext.as_deref() {
         Some("xlsx") => Target::Xlsx,
         Some("csv") => Target::Cat(Format::Csv),
@@ -94,8 +133,11 @@ fn target(out: &Path) -> Result<Target> {
 
 /// Runs `ream convert`.
 pub fn run(a: &Args) -> Result<()> {
-    let fmt = target(&a.output)?;
-    if a.input != Path::new("-") && same_file(&a.input, &a.output) {
+    let fmt = target(&a.output, a.to.as_deref())?;
+    if a.template.is_some() && !matches!(fmt, Target::Xlsx) {
+        return Err(UsageError("--template needs .xlsx output".to_string()).into());
+    }
+    if a.input != Path::new("-") && a.output != Path::new("-") && same_file(&a.input, &a.output) {
         return Err(UsageError(format!(
             "{}: the output is the input; write to another file",
             a.output.display()
@@ -135,7 +177,7 @@ fn to_xlsx(a: &Args) -> Result<()> {
     let wb = input.open(&opts)?;
     let sel = a.sheet.as_deref().unwrap_or("all");
     let sheets = select_sheets(&wb, Some(sel))?;
-    let mut out = WorkbookWriter::new(WriteOptions {
+    let wopts = WriteOptions {
         strings: if a.inline_strings {
             Strings::Inline
         } else {
@@ -143,14 +185,38 @@ fn to_xlsx(a: &Args) -> Result<()> {
         },
         date_1904: wb.is_1904(),
         ..WriteOptions::default()
-    });
+    };
+    let mut out = match &a.template {
+        None => WorkbookWriter::new(wopts),
+        Some(t) => {
+            let template = w::Template::open(t)?;
+            let mut topts = w::TemplateOptions::new();
+            if let Some(s) = &a.template_sheet {
+                topts = match s.parse::<usize>() {
+                    Ok(i) => topts.sheet_index(i),
+                    Err(_) => topts.sheet_name(s.as_str()),
+                };
+            }
+            if let Some(r) = a.start_row {
+                topts = topts.start_row(r);
+            }
+            WorkbookWriter::with_template(wopts, &template, &topts)?
+        }
+    };
+    // Days to add to a date serial read so that it shows the same date in
+    // the output's date system (a template's may differ from the input's).
+    let days = match (wb.is_1904(), out.is_1904()) {
+        (true, false) => 1462.0,
+        (false, true) => -1462.0,
+        _ => 0.0,
+    };
     let mut writers = Vec::with_capacity(sheets.len());
     for s in &sheets {
         let mut sw = out
             .add_sheet(s.name())
             .with_context(|| format!("{}: sheet {:?}", input.name, s.name()))?;
         sw.set_visibility(s.visibility());
-        if a.header_row.is_some() {
+        if a.header_row.is_some() && a.template.is_none() {
             sw.freeze_rows(1)?;
         }
         writers.push(sw);
@@ -166,9 +232,15 @@ fn to_xlsx(a: &Args) -> Result<()> {
         let s = sheets
             .get(sw.index())
             .ok_or_else(|| w::Error::usage("sheet index out of range"))?;
-        copy_sheet(&wb, s, sw, a)
+        copy_sheet(&wb, s, sw, a, days)
     });
     result.map_err(|e| name_read_error(e.into(), &input.name))?;
+    if a.output == Path::new("-") {
+        let stdout = std::io::stdout().lock();
+        out.save(std::io::BufWriter::with_capacity(1 << 20, stdout))
+            .context("writing to standard output")?;
+        return Ok(());
+    }
     let file = std::fs::File::create(&a.output)
         .with_context(|| format!("creating {}", a.output.display()))?;
     out.save(std::io::BufWriter::with_capacity(1 << 20, file))
@@ -177,12 +249,19 @@ fn to_xlsx(a: &Args) -> Result<()> {
 }
 
 /// Streams the rows of input sheet `s` into `sw`.
-fn copy_sheet(wb: &Workbook, s: &Sheet, sw: &mut SheetWriter, a: &Args) -> w::Result<()> {
+fn copy_sheet(
+    wb: &Workbook,
+    s: &Sheet,
+    sw: &mut SheetWriter,
+    a: &Args,
+    days: f64,
+) -> w::Result<()> {
     let read_err = |e: ream::sheet::Error| {
         w::Error::new(e.kind(), format!("reading sheet {:?}: {e}", s.name()))
     };
     let mut first = a.skip_rows;
-    let mut shift = 0u32;
+    let base = sw.start_row();
+    let mut shift = base;
     if let Some(h) = a.header_row {
         let one = RowOptions {
             skip_rows: h,
@@ -192,10 +271,10 @@ fn copy_sheet(wb: &Workbook, s: &Sheet, sw: &mut SheetWriter, a: &Args) -> w::Re
         if let Some(row) = r.next_row().map_err(read_err)?
             && row.index() == h
         {
-            write_row(sw, 0, &row)?;
+            write_row(sw, base, &row, days)?;
         }
         first = first.max(h.saturating_add(1));
-        shift = 1;
+        shift = base.saturating_add(1);
     }
     let opts = RowOptions {
         skip_rows: first,
@@ -203,27 +282,34 @@ fn copy_sheet(wb: &Workbook, s: &Sheet, sw: &mut SheetWriter, a: &Args) -> w::Re
     };
     let mut rows = wb.rows_with(s.index(), opts).map_err(read_err)?;
     while let Some(row) = rows.next_row().map_err(read_err)? {
-        let at = row.index() - first.min(row.index()) + shift;
-        write_row(sw, at, &row)?;
+        let at = (row.index() - first.min(row.index())).saturating_add(shift);
+        write_row(sw, at, &row, days)?;
     }
     Ok(())
 }
 
 /// Writes one input row at output row `at`.
-fn write_row(sw: &mut SheetWriter, at: u32, row: &ream::sheet::RowRef<'_>) -> w::Result<()> {
+fn write_row(
+    sw: &mut SheetWriter,
+    at: u32,
+    row: &ream::sheet::RowRef<'_>,
+    days: f64,
+) -> w::Result<()> {
     let cells: Vec<w::Cell<'_>> = row
         .cells()
         .map(|c| w::Cell {
             col: c.col,
-            value: value(&c.value),
+            value: value(&c.value, days),
             formula: c.formula,
+            format: None,
         })
         .collect();
     sw.write_row(at, &cells)
 }
 
-/// The writer's value for a value read.
-fn value<'a>(v: &RValue<'a>) -> w::Value<'a> {
+/// The writer's value for a value read, dates moved by `days` (to the
+/// output's date system).
+fn value<'a>(v: &RValue<'a>, days: f64) -> w::Value<'a> {
     match *v {
         RValue::Number(x) => w::Value::Number(x),
         RValue::String(s) => w::Value::String(s),
@@ -237,7 +323,12 @@ fn value<'a>(v: &RValue<'a>) -> w::Value<'a> {
                 DateKind::Time => DateStyle::Time,
                 DateKind::Duration => DateStyle::Duration,
             };
-            w::Value::DateTime(d.serial, style)
+            let moved = if d.kind == DateKind::DateTime {
+                d.serial + days
+            } else {
+                d.serial
+            };
+            w::Value::DateTime(moved, style)
         }
     }
 }

@@ -43,16 +43,54 @@ fn stream_of(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatchStreamReader> {
         .map_err(|e| PyTypeError::new_err(format!("reading the Arrow stream: {e}")))
 }
 
+/// How a template is used: its file, sheet and start row.
+struct TemplateArgs {
+    path: std::path::PathBuf,
+    opts: w::TemplateOptions,
+}
+
 /// Writes `data` (one table, or a dict of sheet name to table) to `path`.
 #[pyfunction]
-#[pyo3(signature = (data, path, *, sheet_name = "Sheet1", autofit = false))]
+#[pyo3(signature = (data, path, *, sheet_name = "Sheet1", autofit = false, template = None, template_sheet = None, start_row = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn write_excel(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     path: std::path::PathBuf,
     sheet_name: &str,
     autofit: bool,
+    template: Option<std::path::PathBuf>,
+    template_sheet: Option<&Bound<'_, PyAny>>,
+    start_row: Option<u32>,
 ) -> PyResult<()> {
+    let template = match template {
+        None => {
+            if template_sheet.is_some() || start_row.is_some() {
+                return Err(PyTypeError::new_err(
+                    "write_excel: template_sheet and start_row need template=",
+                ));
+            }
+            None
+        }
+        Some(t) => {
+            let mut opts = w::TemplateOptions::new();
+            if let Some(s) = template_sheet {
+                opts = if let Ok(i) = s.extract::<usize>() {
+                    opts.sheet_index(i)
+                } else if let Ok(n) = s.extract::<String>() {
+                    opts.sheet_name(n)
+                } else {
+                    return Err(PyTypeError::new_err(
+                        "write_excel: template_sheet is a sheet name (str) or 0-based index (int)",
+                    ));
+                };
+            }
+            if let Some(r) = start_row {
+                opts = opts.start_row(r);
+            }
+            Some(TemplateArgs { path: t, opts })
+        }
+    };
     let mut tables: Vec<(String, RecordBatchStreamReader)> = Vec::new();
     if let Ok(d) = data.cast::<PyDict>() {
         for (k, v) in d.iter() {
@@ -65,7 +103,7 @@ pub fn write_excel(
         tables.push((sheet_name.to_string(), stream_of(data)?));
     }
     let path_text = path.display().to_string();
-    let result = py.detach(|| write_tables(tables, &path, autofit));
+    let result = py.detach(|| write_tables(tables, &path, autofit, template.as_ref()));
     result.map_err(|e| {
         let cell = e.cell().map(|(r, c)| ream::sheet::cell_name(r, c));
         errors::located(
@@ -86,14 +124,26 @@ fn write_tables(
     tables: Vec<(String, RecordBatchStreamReader)>,
     path: &std::path::Path,
     autofit: bool,
+    template: Option<&TemplateArgs>,
 ) -> w::Result<()> {
-    let mut wb = WorkbookWriter::new(WriteOptions::default());
+    let mut wb = match template {
+        None => WorkbookWriter::new(WriteOptions::default()),
+        Some(t) => {
+            let tpl = w::Template::open(&t.path)?;
+            WorkbookWriter::with_template(WriteOptions::default(), &tpl, &t.opts)?
+        }
+    };
+    // Serials are computed in the 1900 date system; a template's may be
+    // 1904.
+    let days = if wb.is_1904() { -1462.0 } else { 0.0 };
     let mut sheets = Vec::with_capacity(tables.len());
     let mut readers = Vec::with_capacity(tables.len());
     for (name, reader) in tables {
         let mut s = wb.add_sheet(&name)?;
         s.set_autofit(autofit);
-        s.freeze_rows(1)?;
+        if template.is_none() {
+            s.freeze_rows(1)?;
+        }
         sheets.push(s);
         readers.push(Mutex::new(Some(reader)));
     }
@@ -102,21 +152,23 @@ fn write_tables(
             .get(s.index())
             .and_then(|m| m.lock().unwrap_or_else(|p| p.into_inner()).take())
             .ok_or_else(|| w::Error::usage("no table for the sheet"))?;
-        write_table(s, reader)
+        write_table(s, reader, days)
     })?;
     wb.save_path(path)?;
     Ok(())
 }
 
-/// The header row, then every batch's rows.
-fn write_table(s: &mut SheetWriter, reader: RecordBatchStreamReader) -> w::Result<()> {
+/// The header row (at the sheet's start row), then every batch's rows;
+/// date serials moved by `days`.
+fn write_table(s: &mut SheetWriter, reader: RecordBatchStreamReader, days: f64) -> w::Result<()> {
     let schema = reader.schema();
     let header: Vec<Cell<'_>> = (0u32..)
         .zip(schema.fields().iter())
         .map(|(c, f)| Cell::new(c, Value::String(f.name())))
         .collect();
-    s.write_row(0, &header)?;
-    let mut row = 1u32;
+    let start = s.start_row();
+    s.write_row(start, &header)?;
+    let mut row = start.saturating_add(1);
     for batch in reader {
         let batch = batch.map_err(|e| {
             w::Error::new(
@@ -124,7 +176,7 @@ fn write_table(s: &mut SheetWriter, reader: RecordBatchStreamReader) -> w::Resul
                 format!("reading the Arrow stream: {e}"),
             )
         })?;
-        row = write_batch(s, &batch, row)?;
+        row = write_batch(s, &batch, row, days)?;
     }
     Ok(())
 }
@@ -135,7 +187,7 @@ enum Out<'a> {
     Text(String),
 }
 
-fn write_batch(s: &mut SheetWriter, b: &RecordBatch, first: u32) -> w::Result<u32> {
+fn write_batch(s: &mut SheetWriter, b: &RecordBatch, first: u32, days: f64) -> w::Result<u32> {
     let cols: Vec<&ArrayRef> = b.columns().iter().collect();
     for (name, c) in b.schema().fields().iter().zip(&cols) {
         check_type(c.data_type()).map_err(|t| {
@@ -174,6 +226,9 @@ fn write_batch(s: &mut SheetWriter, b: &RecordBatch, first: u32) -> w::Result<u3
         let cells: Vec<Cell<'_>> = outs
             .iter()
             .map(|(c, o)| match o {
+                Out::V(Value::DateTime(x, st @ (DateStyle::Date | DateStyle::DateTime))) => {
+                    Cell::new(*c, Value::DateTime(x + days, *st))
+                }
                 Out::V(v) => Cell::new(*c, *v),
                 Out::Text(t) => Cell::new(*c, Value::String(t)),
             })

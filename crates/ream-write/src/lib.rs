@@ -14,7 +14,16 @@
 //! on unique texts), booleans, errors, date/time serials with a date
 //! style, and formulas with their cached result. Sheets: column widths
 //! (explicit or autofit), a frozen header, an autofilter, visibility;
-//! workbook defined names and the 1904 date system.
+//! workbook defined names and the 1904 date system. Custom number formats
+//! ([`WorkbookWriter::number_format`], [`Cell::with_format`],
+//! [`SheetWriter::set_column_format`]).
+//!
+//! Templates ([`WorkbookWriter::with_template`]): every sheet starts as a
+//! copy of one sheet of an existing workbook ([`Template`]) with its
+//! rows above [`TemplateOptions::start_row`], widths, views, merged
+//! cells and conditional formats, and the workbook carries the
+//! template's styles and theme; new cells take their column's template
+//! format.
 //!
 //! Limits are Excel's ([`limits`]): a cell outside 1,048,576 rows x
 //! 16,384 columns, text over 32,767 characters, a formula over 8,192, a
@@ -45,13 +54,18 @@ mod pipe;
 mod sheet;
 mod spool;
 mod sst;
+mod styles;
+mod template;
 mod value;
 mod workbook;
+mod xml;
 mod zip;
 
 pub use error::{Error, ErrorKind, Result};
 pub use options::{Strings, WriteOptions};
 pub use ream_sheet::{CellError, CellRange, Visibility};
 pub use sheet::SheetWriter;
+pub use styles::NumberFormat;
+pub use template::{Template, TemplateOptions, TemplateSheet};
 pub use value::{Cell, DateStyle, Value};
 pub use workbook::{WorkbookWriter, write_parallel};

@@ -14,7 +14,7 @@ const REL_NS: &str = "http://schemas.openxmlformats.org/officeDocument/2006/rela
 const PKG_REL_NS: &str = "http://schemas.openxmlformats.org/package/2006/relationships";
 
 /// `[Content_Types].xml` for `sheets` worksheets.
-pub(crate) fn content_types(sheets: usize, sst: bool) -> Vec<u8> {
+pub(crate) fn content_types(sheets: usize, sst: bool, theme: bool) -> Vec<u8> {
     let mut s = String::from(
         "<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">\
          <Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>\
@@ -25,6 +25,11 @@ pub(crate) fn content_types(sheets: usize, sst: bool) -> Vec<u8> {
     if sst {
         s.push_str(
             "<Override PartName=\"/xl/sharedStrings.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml\"/>",
+        );
+    }
+    if theme {
+        s.push_str(
+            "<Override PartName=\"/xl/theme/theme1.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.theme+xml\"/>",
         );
     }
     for i in 1..=sheets {
@@ -45,7 +50,7 @@ pub(crate) fn root_rels() -> Vec<u8> {
 }
 
 /// `xl/_rels/workbook.xml.rels`: sheets `rId1..`, then styles and strings.
-pub(crate) fn workbook_rels(sheets: usize, sst: bool) -> Vec<u8> {
+pub(crate) fn workbook_rels(sheets: usize, sst: bool, theme: bool) -> Vec<u8> {
     let mut s = format!("<Relationships xmlns=\"{PKG_REL_NS}\">");
     for i in 1..=sheets {
         s.push_str(&format!(
@@ -60,6 +65,12 @@ pub(crate) fn workbook_rels(sheets: usize, sst: bool) -> Vec<u8> {
         s.push_str(&format!(
             "<Relationship Id=\"rId{}\" Type=\"{REL_NS}/sharedStrings\" Target=\"sharedStrings.xml\"/>",
             sheets + 2
+        ));
+    }
+    if theme {
+        s.push_str(&format!(
+            "<Relationship Id=\"rId{}\" Type=\"{REL_NS}/theme\" Target=\"theme/theme1.xml\"/>",
+            sheets + 3
         ));
     }
     s.push_str("</Relationships>");

@@ -10,6 +10,7 @@ use crate::options::Strings;
 use crate::pipe::Body;
 use crate::spool::Spool;
 use crate::sst::LocalCache;
+use crate::styles::NumberFormat;
 use crate::value::{Cell, Value};
 use crate::workbook::Shared;
 use ream_sheet::{CellRange, Visibility};
@@ -53,6 +54,9 @@ pub struct SheetWriter {
     autofit: Option<Vec<usize>>,
     cache: LocalCache,
     string_refs: u64,
+    /// Each column's cell format for cells without their own, and whether
+    /// it shows numbers as General (dates then keep their style).
+    col_xf: Vec<Option<(u32, bool)>>,
 }
 
 impl SheetWriter {
@@ -60,21 +64,36 @@ impl SheetWriter {
         let o = &shared.opts;
         let spool = Spool::new(o.spill_threshold, o.temp_dir.clone());
         let body = Body::Inline(Box::new(BodyDeflater::new(o.compression_level, spool)));
+        let mut buf = Vec::with_capacity(BUF_FLUSH + 4096);
+        let (mut next_row, mut used, mut string_refs, mut col_xf) = (0, None, 0, Vec::new());
+        if let Some(t) = &shared.template {
+            buf.extend_from_slice(&t.rows.xml);
+            next_row = t.sheet.start_row;
+            used = t.rows.used;
+            string_refs = t.rows.string_refs;
+            col_xf = t
+                .sheet
+                .col_styles
+                .iter()
+                .map(|s| s.map(|x| (x, shared.is_general(x))))
+                .collect();
+        }
         SheetWriter {
             shared,
             index,
             name,
             body,
-            buf: Vec::with_capacity(BUF_FLUSH + 4096),
-            next_row: 0,
-            used: None,
+            buf,
+            next_row,
+            used,
             widths: Vec::new(),
             freeze_rows: 0,
             filter: None,
             visibility: Visibility::Visible,
             autofit: None,
             cache: LocalCache::new(),
-            string_refs: 0,
+            string_refs,
+            col_xf,
         }
     }
 
@@ -86,6 +105,15 @@ impl SheetWriter {
     /// The sheet's 0-based position in the workbook.
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    /// The first row new data may go to: 0, or with a template its start
+    /// row ([`TemplateOptions::start_row`](crate::TemplateOptions::start_row)).
+    pub fn start_row(&self) -> u32 {
+        self.shared
+            .template
+            .as_ref()
+            .map_or(0, |t| t.sheet.start_row)
     }
 
     /// The used range so far (`None` before the first cell).
@@ -111,6 +139,35 @@ impl SheetWriter {
         }
         self.widths.push((first, last, width));
         Ok(())
+    }
+
+    /// Registers number format `code` with the workbook (see
+    /// [`WorkbookWriter::number_format`](crate::WorkbookWriter::number_format)).
+    pub fn number_format(&self, code: &str) -> Result<NumberFormat> {
+        self.shared
+            .number_format(code)
+            .map_err(|e| e.in_sheet(&self.name))
+    }
+
+    /// Shows the cells of 0-based column `col` written from now on with
+    /// number format `code` (registered as by
+    /// [`number_format`](SheetWriter::number_format)), unless a cell has its
+    /// own format. Replaces the column's template format; default: none.
+    pub fn set_column_format(&mut self, col: u32, code: &str) -> Result<NumberFormat> {
+        if col >= MAX_COLS {
+            return Err(
+                Error::limit(format!("column {col} is outside 0..=16383")).in_sheet(&self.name)
+            );
+        }
+        let f = self.number_format(code)?;
+        let i = col as usize;
+        if self.col_xf.len() <= i {
+            self.col_xf.resize(i + 1, None);
+        }
+        if let Some(slot) = self.col_xf.get_mut(i) {
+            *slot = Some((f.0, self.shared.is_general(f.0)));
+        }
+        Ok(f)
     }
 
     /// Freezes the top `rows` rows (1 for a header row; 0, the default,
@@ -277,12 +334,34 @@ impl SheetWriter {
         }
     }
 
+    /// The cell format of `c` (`None`: the default, 0).
+    fn style_of(&self, c: &Cell<'_>) -> Option<u32> {
+        if let Some(f) = c.format {
+            return Some(f.0);
+        }
+        let date = match c.value {
+            Value::DateTime(_, st) => self.shared.date_xf.get(st.index()).copied(),
+            _ => None,
+        };
+        match self.col_xf.get(c.col as usize) {
+            Some(Some((_, true))) if date.is_some() => date,
+            Some(Some((x, _))) => Some(*x),
+            _ => date,
+        }
+    }
+
     fn write_cell(&mut self, row: u32, c: &Cell<'_>) -> Result<()> {
+        let style = self.style_of(c);
         let b = &mut self.buf;
         b.extend_from_slice(b"<c r=\"");
         push_col(b, c.col);
         push_u64(b, u64::from(row) + 1);
         b.push(b'"');
+        if let Some(s) = style {
+            b.extend_from_slice(b" s=\"");
+            push_u64(b, u64::from(s));
+            b.push(b'"');
+        }
         let formula = c.formula.is_some();
         let mut fit = 0;
         match c.value {
@@ -297,9 +376,7 @@ impl SheetWriter {
                 b.extend_from_slice(b"</v>");
             }
             Value::DateTime(x, style) => {
-                b.extend_from_slice(b" s=\"");
-                b.push(b'0' + style.xf());
-                b.extend_from_slice(b"\">");
+                b.extend_from_slice(b">");
                 self.formula_part(c.formula);
                 let b = &mut self.buf;
                 b.extend_from_slice(b"<v>");
@@ -396,11 +473,8 @@ impl SheetWriter {
             None => None,
         };
         self.buf.extend_from_slice(b"</sheetData>");
-        if let Some(f) = filter {
-            self.buf.extend_from_slice(b"<autoFilter ref=\"");
-            self.buf.extend_from_slice(f.to_string().as_bytes());
-            self.buf.extend_from_slice(b"\"/>");
-        }
+        let tail = self.tail(filter);
+        self.buf.extend_from_slice(&tail);
         self.buf.extend_from_slice(b"</worksheet>");
         self.flush_buf()?;
         let head = self.head();
@@ -432,18 +506,74 @@ impl SheetWriter {
 
     /// The worksheet's start: everything before `<sheetData>`'s rows.
     fn head(&self) -> Vec<u8> {
+        let t = self.shared.template.as_ref().map(|t| &t.sheet);
+        let from_t = |name: &str| {
+            t.and_then(|t| t.head.iter().find(|(n, _)| n == name))
+                .map(|(_, raw)| raw.as_slice())
+        };
         let mut h = Vec::with_capacity(1024);
         h.extend_from_slice(crate::parts::XML_DECL);
-        h.extend_from_slice(
-            b"<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" \
-              xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">",
-        );
+        match t {
+            Some(t) => h.extend_from_slice(&t.root),
+            None => h.extend_from_slice(
+                b"<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" \
+                  xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">",
+            ),
+        }
+        if let Some(pr) = from_t("sheetPr") {
+            h.extend_from_slice(pr);
+        }
         h.extend_from_slice(b"<dimension ref=\"");
         let dim = self
             .used
             .map_or_else(|| "A1".to_string(), |u| u.to_string());
         h.extend_from_slice(dim.as_bytes());
-        h.extend_from_slice(b"\"/><sheetViews><sheetView workbookViewId=\"0\"");
+        h.extend_from_slice(b"\"/>");
+        match from_t("sheetViews") {
+            Some(v) if self.freeze_rows == 0 => {
+                // Only the first sheet is selected, or Excel opens the
+                // copies grouped.
+                if self.index == 0 {
+                    h.extend_from_slice(v);
+                } else {
+                    let v = String::from_utf8_lossy(v)
+                        .replace(" tabSelected=\"1\"", "")
+                        .replace(" tabSelected=\"true\"", "");
+                    h.extend_from_slice(v.as_bytes());
+                }
+            }
+            _ => self.own_views(&mut h),
+        }
+        match from_t("sheetFormatPr") {
+            Some(f) => h.extend_from_slice(f),
+            None => h.extend_from_slice(b"<sheetFormatPr defaultRowHeight=\"15\"/>"),
+        }
+        let cols = self.column_widths();
+        match from_t("cols") {
+            Some(c) if cols.is_empty() => h.extend_from_slice(c),
+            _ if !cols.is_empty() => {
+                h.extend_from_slice(b"<cols>");
+                for (first, last, w) in cols {
+                    h.extend_from_slice(
+                        format!(
+                            "<col min=\"{}\" max=\"{}\" width=\"{w}\" customWidth=\"1\"/>",
+                            first + 1,
+                            last + 1
+                        )
+                        .as_bytes(),
+                    );
+                }
+                h.extend_from_slice(b"</cols>");
+            }
+            _ => {}
+        }
+        h.extend_from_slice(b"<sheetData>");
+        h
+    }
+
+    /// The writer's `<sheetViews>`: a frozen header when asked for.
+    fn own_views(&self, h: &mut Vec<u8>) {
+        h.extend_from_slice(b"<sheetViews><sheetView workbookViewId=\"0\"");
         if self.freeze_rows > 0 {
             let top = ream_sheet::cell_name(self.freeze_rows, 0);
             h.extend_from_slice(
@@ -458,24 +588,36 @@ impl SheetWriter {
         } else {
             h.extend_from_slice(b"/>");
         }
-        h.extend_from_slice(b"</sheetViews><sheetFormatPr defaultRowHeight=\"15\"/>");
-        let cols = self.column_widths();
-        if !cols.is_empty() {
-            h.extend_from_slice(b"<cols>");
-            for (first, last, w) in cols {
-                h.extend_from_slice(
-                    format!(
-                        "<col min=\"{}\" max=\"{}\" width=\"{w}\" customWidth=\"1\"/>",
-                        first + 1,
-                        last + 1
-                    )
-                    .as_bytes(),
-                );
+        h.extend_from_slice(b"</sheetViews>");
+    }
+
+    /// What follows `</sheetData>`: the template's elements after the
+    /// sheet data with the autofilter (when set) in its schema place.
+    fn tail(&self, filter: Option<CellRange>) -> Vec<u8> {
+        let mut b = Vec::new();
+        let own = filter.map(|f| format!("<autoFilter ref=\"{f}\"/>"));
+        let Some(t) = self.shared.template.as_ref() else {
+            if let Some(f) = own {
+                b.extend_from_slice(f.as_bytes());
             }
-            h.extend_from_slice(b"</cols>");
+            return b;
+        };
+        let mut pending = own;
+        for (name, raw) in &t.sheet.tail {
+            if pending.is_some() && name == "autoFilter" {
+                continue;
+            }
+            if tail_rank(name) > tail_rank("autoFilter")
+                && let Some(f) = pending.take()
+            {
+                b.extend_from_slice(f.as_bytes());
+            }
+            b.extend_from_slice(raw);
         }
-        h.extend_from_slice(b"<sheetData>");
-        h
+        if let Some(f) = pending {
+            b.extend_from_slice(f.as_bytes());
+        }
+        b
     }
 
     /// Column widths as sorted, disjoint `(first, last, width)` ranges:
@@ -504,6 +646,47 @@ impl SheetWriter {
         }
         out
     }
+}
+
+/// The place of a worksheet element after `sheetData` in the schema's
+/// order (unknown names: 0, left where they are).
+fn tail_rank(name: &str) -> usize {
+    const ORDER: [&str; 33] = [
+        "sheetCalcPr",
+        "sheetProtection",
+        "protectedRanges",
+        "scenarios",
+        "autoFilter",
+        "sortState",
+        "dataConsolidate",
+        "customSheetViews",
+        "mergeCells",
+        "phoneticPr",
+        "conditionalFormatting",
+        "dataValidations",
+        "hyperlinks",
+        "printOptions",
+        "pageMargins",
+        "pageSetup",
+        "headerFooter",
+        "rowBreaks",
+        "colBreaks",
+        "customProperties",
+        "cellWatches",
+        "ignoredErrors",
+        "smartTags",
+        "drawing",
+        "legacyDrawing",
+        "legacyDrawingHF",
+        "drawingHF",
+        "picture",
+        "oleObjects",
+        "controls",
+        "webPublishItems",
+        "tableParts",
+        "extLst",
+    ];
+    ORDER.iter().position(|n| *n == name).map_or(0, |i| i + 1)
 }
 
 /// True for a cell written as no cell: no formula and no value or empty

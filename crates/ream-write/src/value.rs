@@ -1,5 +1,6 @@
 //! What a cell holds when it is written.
 
+use crate::styles::NumberFormat;
 use ream_sheet::CellError;
 
 /// How a date-time serial is shown: each picks one number format of the
@@ -33,13 +34,13 @@ impl DateStyle {
             DateStyle::Duration => "[h]:mm:ss",
         }
     }
-    /// The cell format index (`s` attribute) of this style.
-    pub(crate) fn xf(self) -> u8 {
+    /// The position of this style in [`DateStyle::ALL`].
+    pub(crate) fn index(self) -> usize {
         match self {
-            DateStyle::Date => 1,
-            DateStyle::DateTime => 2,
-            DateStyle::Time => 3,
-            DateStyle::Duration => 4,
+            DateStyle::Date => 0,
+            DateStyle::DateTime => 1,
+            DateStyle::Time => 2,
+            DateStyle::Duration => 3,
         }
     }
     /// Characters the formatted value takes (for column autofit).
@@ -73,8 +74,9 @@ pub enum Value<'a> {
     Empty,
 }
 
-/// One cell of a row: its 0-based column, value and optional formula
-/// (without the leading `=`), whose cached result is `value`.
+/// One cell of a row: its 0-based column, value, optional formula
+/// (without the leading `=`), whose cached result is `value`, and
+/// optional number format.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cell<'a> {
     /// 0-based column (0..=16,383).
@@ -83,6 +85,9 @@ pub struct Cell<'a> {
     pub value: Value<'a>,
     /// Formula text without `=`, e.g. `SUM(A1:A9)`.
     pub formula: Option<&'a str>,
+    /// The cell's number format (default `None`: the column's format if
+    /// it has one, else a date's [`DateStyle`], else General).
+    pub format: Option<NumberFormat>,
 }
 
 impl<'a> Cell<'a> {
@@ -92,6 +97,7 @@ impl<'a> Cell<'a> {
             col,
             value,
             formula: None,
+            format: None,
         }
     }
     /// A formula cell with its cached result.
@@ -100,6 +106,13 @@ impl<'a> Cell<'a> {
             col,
             value: cached,
             formula: Some(formula),
+            format: None,
         }
+    }
+    /// The same cell shown with number format `f` (from
+    /// [`WorkbookWriter::number_format`](crate::WorkbookWriter::number_format)).
+    pub fn with_format(mut self, f: NumberFormat) -> Cell<'a> {
+        self.format = Some(f);
+        self
     }
 }

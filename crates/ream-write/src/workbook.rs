@@ -9,6 +9,9 @@ use crate::parts;
 use crate::sheet::{FinishedSheet, SheetWriter};
 use crate::spool::Spool;
 use crate::sst::SharedStrings;
+use crate::styles::{NumberFormat, StyleBook};
+use crate::template::{ParsedSheet, RenderedRows, Template, TemplateOptions};
+use crate::value::DateStyle;
 use crate::zip::ZipWriter;
 use ream_sheet::Visibility;
 use std::io::Write;
@@ -20,12 +23,40 @@ use std::sync::{Arc, Mutex};
 pub(crate) struct Shared {
     pub opts: WriteOptions,
     pub sst: Option<SharedStrings>,
+    /// The cell formats, with those registered while writing.
+    pub styles: Mutex<StyleBook>,
+    /// The cell format of each [`DateStyle`], in [`DateStyle::ALL`] order.
+    pub date_xf: [u32; 4],
+    /// The template sheet every sheet starts as.
+    pub template: Option<TemplateCopy>,
     done: Mutex<Vec<Option<FinishedSheet>>>,
     /// Compressed bytes of finished sheets held in memory.
     held: AtomicUsize,
 }
 
+/// A template sheet as the sheet writers copy it.
+pub(crate) struct TemplateCopy {
+    pub sheet: ParsedSheet,
+    pub rows: RenderedRows,
+}
+
 impl Shared {
+    /// Registers number format `code` (see [`StyleBook::register`]).
+    pub(crate) fn number_format(&self, code: &str) -> Result<NumberFormat> {
+        self.styles
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .register(code)
+    }
+
+    /// True when cell format `xf` shows numbers as General.
+    pub(crate) fn is_general(&self, xf: u32) -> bool {
+        self.styles
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_general(xf)
+    }
+
     /// Stores a finished sheet, moving its bytes to a temporary file when
     /// the finished sheets would hold more than the memory budget.
     pub(crate) fn finished(&self, index: usize, mut sheet: FinishedSheet) -> Result<()> {
@@ -65,22 +96,101 @@ pub struct WorkbookWriter {
     shared: Arc<Shared>,
     names: Vec<String>,
     defined: Vec<Name>,
+    theme: Option<Vec<u8>>,
 }
 
 impl WorkbookWriter {
     /// A workbook with no sheets yet.
     pub fn new(opts: WriteOptions) -> WorkbookWriter {
         let sst = (opts.strings == Strings::Shared).then(SharedStrings::new);
+        let styles = StyleBook::own();
         WorkbookWriter {
             shared: Arc::new(Shared {
                 opts,
                 sst,
+                styles: Mutex::new(styles),
+                date_xf: [1, 2, 3, 4],
+                template: None,
                 done: Mutex::new(Vec::new()),
                 held: AtomicUsize::new(0),
             }),
             names: Vec::new(),
             defined: Vec::new(),
+            theme: None,
         }
+    }
+
+    /// A workbook whose every sheet starts as a copy of a template
+    /// sheet, and which carries the template's styles and theme.
+    ///
+    /// Each sheet added gets the template sheet's views, default row
+    /// format, column widths and its rows above
+    /// [`TemplateOptions::start_row`] (cells keep their formats; texts go
+    /// to this workbook's string table, or inline, rich text flattened to
+    /// plain text), then the rows written from `start_row` on; merged
+    /// cells, conditional formats, data validations, print options,
+    /// margins and page setup after the sheet data are kept as written.
+    /// What the sheet reaches through relationships (drawings, comments,
+    /// tables, printer settings, external hyperlinks) and the template's
+    /// other sheets and defined names are not copied. A new cell with no
+    /// format of its own takes its column's: the format of the template's
+    /// cell in that column on row `start_row`, or, without such a row, the
+    /// column's own format (`<col style>`); a date in a column whose format
+    /// shows numbers as General keeps its [`DateStyle`].
+    /// [`SheetWriter::freeze_rows`] replaces the template's views, and
+    /// explicit widths or autofit replace its column widths. The date
+    /// system is the template's (`opts.date_1904` is overridden).
+    /// Registered number formats are appended to the template's without
+    /// changing its indexes.
+    pub fn with_template(
+        mut opts: WriteOptions,
+        template: &Template,
+        topts: &TemplateOptions,
+    ) -> Result<WorkbookWriter> {
+        let loaded = template.load(topts)?;
+        opts.date_1904 = loaded.date_1904;
+        let sst = (opts.strings == Strings::Shared).then(SharedStrings::new);
+        let mut styles = match loaded.styles {
+            Some((xml, what)) => StyleBook::parse(xml, &what)?,
+            None => StyleBook::own(),
+        };
+        let mut date_xf = [0u32; 4];
+        for (slot, d) in date_xf.iter_mut().zip(DateStyle::ALL) {
+            *slot = styles.register(d.format_code())?.0;
+        }
+        let base = styles.base_count();
+        let rows = loaded.sheet.render(sst.as_ref(), opts.strings)?;
+        let mut sheet = loaded.sheet;
+        for s in sheet.col_styles.iter_mut() {
+            if s.is_some_and(|x| x as usize >= base) {
+                *s = None;
+            }
+        }
+        Ok(WorkbookWriter {
+            shared: Arc::new(Shared {
+                opts,
+                sst,
+                styles: Mutex::new(styles),
+                date_xf,
+                template: Some(TemplateCopy { sheet, rows }),
+                done: Mutex::new(Vec::new()),
+                held: AtomicUsize::new(0),
+            }),
+            names: Vec::new(),
+            defined: Vec::new(),
+            theme: loaded.theme,
+        })
+    }
+
+    /// Registers number format `code` (e.g. `0.00%`, `dd/mm/yyyy`,
+    /// `#,##0 "EUR"`; 1 to 255 characters) and returns the cell format
+    /// that shows numbers with it, for [`Cell::with_format`](crate::Cell::with_format)
+    /// and [`SheetWriter::set_column_format`]. Built-in codes (`0.00`,
+    /// `0%`, `mm-dd-yy`, `@`, ...) keep their built-in ids; the same code
+    /// twice gives the same format. Custom codes are written to
+    /// `styles.xml` as they are: Excel checks them when it opens the file.
+    pub fn number_format(&self, code: &str) -> Result<NumberFormat> {
+        self.shared.number_format(code)
     }
 
     /// Adds a sheet named `name` at the end and returns its writer.
@@ -145,6 +255,12 @@ impl WorkbookWriter {
         Ok(())
     }
 
+    /// True when date serials count from 1904 (the option, or with a
+    /// template the template's date system).
+    pub fn is_1904(&self) -> bool {
+        self.shared.opts.date_1904
+    }
+
     /// Writes the package to `path` (see [`save`](WorkbookWriter::save)).
     pub fn save_path(self, path: impl AsRef<Path>) -> Result<u64> {
         let p = path.as_ref();
@@ -161,6 +277,7 @@ impl WorkbookWriter {
             shared,
             names,
             defined,
+            theme,
         } = self;
         if names.is_empty() {
             return Err(Error::usage("a workbook needs at least one sheet"));
@@ -214,7 +331,7 @@ impl WorkbookWriter {
         let mut z = ZipWriter::new(out);
         z.add(
             "[Content_Types].xml",
-            small(parts::content_types(sheets.len(), has_sst))?,
+            small(parts::content_types(sheets.len(), has_sst, theme.is_some()))?,
         )?;
         z.add("_rels/.rels", small(parts::root_rels())?)?;
         z.add(
@@ -223,9 +340,17 @@ impl WorkbookWriter {
         )?;
         z.add(
             "xl/_rels/workbook.xml.rels",
-            small(parts::workbook_rels(sheets.len(), has_sst))?,
+            small(parts::workbook_rels(sheets.len(), has_sst, theme.is_some()))?,
         )?;
-        z.add("xl/styles.xml", small(parts::styles())?)?;
+        let styles = shared
+            .styles
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .render();
+        z.add("xl/styles.xml", small(styles)?)?;
+        if let Some(t) = theme {
+            z.add("xl/theme/theme1.xml", small(t)?)?;
+        }
         if let Some(t) = shared.sst {
             let refs = t.refs();
             let texts = t.into_ordered();

@@ -151,3 +151,131 @@ fn which(name: &str) -> Result<std::path::PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+/// A template with a merged title, a bold header row and a prototype row
+/// 2 whose column B shows `0.00%`.
+fn template(dir: &std::path::Path) {
+    use rust_xlsxwriter::{Format, Workbook};
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet().set_name("Cover").unwrap();
+    ws.write_string(0, 0, "cover").unwrap();
+    let ws = wb.add_worksheet().set_name("Report").unwrap();
+    let bold = Format::new().set_bold();
+    ws.merge_range(0, 0, 0, 3, "Monthly", &bold).unwrap();
+    ws.write_string_with_format(1, 0, "a", &bold).unwrap();
+    ws.write_string_with_format(1, 1, "b", &bold).unwrap();
+    let pct = Format::new().set_num_format("0.00%");
+    ws.write_number_with_format(2, 1, 0.5, &pct).unwrap();
+    ws.set_column_width(1, 20).unwrap();
+    wb.save(dir.join("t.xlsx")).unwrap();
+}
+
+#[test]
+fn template_sheets_come_first_and_data_from_start_row() {
+    let dir = temp_dir("convert-template");
+    fixture(&dir);
+    template(&dir);
+    let o = ream(
+        &[
+            "convert",
+            "fixture.xlsx",
+            "out.xlsx",
+            "-s",
+            "Data",
+            "--template",
+            "t.xlsx",
+            "--template-sheet",
+            "Report",
+            "--start-row",
+            "2",
+        ],
+        &dir,
+    );
+    assert_ok(&o);
+    let o = ream(&["cat", "out.xlsx", "-s", "Data"], &dir);
+    assert_ok(&o);
+    assert_eq!(
+        stdout(&o),
+        "Monthly,,,,\n\
+         a,b,,,\n\
+         1.5,\"say \"\"hi\"\", then bye\",2024-03-15,TRUE,#DIV/0!\n\
+         ,,,,\n\
+         ,7,,,\n"
+    );
+    // The types survive the template's column formats.
+    let o = ream(
+        &["cat", "out.xlsx", "-s", "Data", "--format", "cells"],
+        &dir,
+    );
+    assert_ok(&o);
+    assert!(stdout(&o).contains(r#""row":4,"col":1,"type":"number","value":7}"#));
+    assert!(stdout(&o).contains(r#""row":2,"col":2,"type":"date","value":"2024-03-15"}"#));
+    // By index, default start row: after the template's last row.
+    let o = ream(
+        &[
+            "convert",
+            "fixture.xlsx",
+            "out2.xlsx",
+            "-s",
+            "Second",
+            "--template",
+            "t.xlsx",
+            "--template-sheet",
+            "1",
+        ],
+        &dir,
+    );
+    assert_ok(&o);
+    let o = ream(&["cat", "out2.xlsx"], &dir);
+    assert_ok(&o);
+    assert_eq!(stdout(&o), "Monthly,,,\na,b,,\n,0.5,,\nx,,,\n");
+    // Errors: a missing template sheet, options without --template.
+    let o = ream(
+        &[
+            "convert",
+            "fixture.xlsx",
+            "out3.xlsx",
+            "--template",
+            "t.xlsx",
+            "--template-sheet",
+            "Nope",
+        ],
+        &dir,
+    );
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("t.xlsx") && stderr(&o).contains("Nope"),
+        "{}",
+        stderr(&o)
+    );
+    let o = ream(
+        &["convert", "fixture.xlsx", "o.xlsx", "--start-row", "3"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = ream(
+        &["convert", "fixture.xlsx", "o.csv", "--template", "t.xlsx"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn dash_with_to_writes_the_workbook_to_stdout() {
+    let dir = temp_dir("convert-stdout");
+    fixture(&dir);
+    let o = ream(&["convert", "fixture.xlsx", "-", "--to", "xlsx"], &dir);
+    assert_ok(&o);
+    assert!(o.stdout.starts_with(b"PK\x03\x04"));
+    std::fs::write(dir.join("piped.xlsx"), &o.stdout).unwrap();
+    assert_eq!(cells("fixture.xlsx", &dir), cells("piped.xlsx", &dir));
+    let o = ream(
+        &["convert", "fixture.xlsx", "-", "-s", "Data", "--to", "csv"],
+        &dir,
+    );
+    assert_ok(&o);
+    assert!(stdout(&o).starts_with("1.5,"));
+    let o = ream(&["convert", "fixture.xlsx", "-"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--to"), "{}", stderr(&o));
+}

@@ -254,6 +254,9 @@ def write_excel(
     *,
     sheet_name: str = "Sheet1",
     autofit: bool = False,
+    template: Optional[Union[str, "os.PathLike[str]"]] = None,
+    template_sheet: Optional[Union[str, int]] = None,
+    start_row: Optional[int] = None,
 ) -> None:
     """Writes an XLSX workbook: ``data`` is a table (anything with
     ``__arrow_c_stream__``: pyarrow, polars, a ream Table) written as sheet
@@ -268,7 +271,18 @@ def write_excel(
     written as text. Other types (lists, structs, binary) raise
     UnsupportedFormatError. ``autofit`` sizes columns to their longest
     value. Memory stays bounded whatever the row count; more than 1,048,575
-    rows raise LimitExceededError."""
+    rows raise LimitExceededError.
+
+    ``template`` (default None): an .xlsx file whose sheet
+    ``template_sheet`` (name or 0-based index; default the first) every
+    sheet starts as: its rows above ``start_row``, column widths, views,
+    merged cells, conditional formats and page setup, with the template's
+    styles and theme. The header row goes to ``start_row`` (0-based;
+    default the row after the template sheet's last row with a cell) and
+    the data below it; a value takes the format of the template's cell in
+    its column on row ``start_row`` (or the column's format). The header
+    is not frozen (the template's views are kept). A broken template
+    raises an error naming the file and part."""
 
 # The other engines: PDF, aggregation (``ream agg``), batch (``ream batch``).
 

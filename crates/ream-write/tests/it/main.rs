@@ -13,4 +13,5 @@
 mod errors;
 mod features;
 mod roundtrip;
+mod template;
 mod util;

@@ -1,10 +1,12 @@
 //! read(write(x)) == x for typed cells, with ream-sheet and calamine.
 
-use crate::util::{Rows, open, write};
+use crate::util::{Rows, general_template, open, write, write_with};
 use calamine::{Data, Reader};
 use proptest::prelude::*;
 use ream_sheet::{CellError, DateKind, Value as RValue};
-use ream_write::{Cell, DateStyle, Strings, Value, WriteOptions};
+use ream_write::{
+    Cell, DateStyle, Strings, Template, TemplateOptions, Value, WorkbookWriter, WriteOptions,
+};
 
 /// An owned value for generated cells.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,6 +127,7 @@ fn to_rows(sheet: &[(u32, Vec<(u32, V)>)]) -> Rows<'_> {
                     col: *c,
                     value: v.value(),
                     formula: v.formula(),
+                    format: None,
                 })
                 .collect();
             (*r, cells)
@@ -133,11 +136,16 @@ fn to_rows(sheet: &[(u32, Vec<(u32, V)>)]) -> Rows<'_> {
 }
 
 fn check_ream(sheets: &[Vec<(u32, Vec<(u32, V)>)>], bytes: Vec<u8>) {
+    check_ream_from(sheets, bytes, 0);
+}
+
+/// Compares the cells from row `first` on.
+fn check_ream_from(sheets: &[Vec<(u32, Vec<(u32, V)>)>], bytes: Vec<u8>, first: u32) {
     let wb = open(bytes);
     assert_eq!(wb.sheets().len(), sheets.len());
     for (i, want) in sheets.iter().enumerate() {
         let sheet = &wb.sheets()[i];
-        let got: Vec<_> = sheet.cells().collect();
+        let got: Vec<_> = sheet.cells().filter(|c| c.row >= first).collect();
         let flat: Vec<(u32, u32, &V)> = want
             .iter()
             .flat_map(|(r, cells)| cells.iter().map(move |(c, v)| (*r, *c, v)))
@@ -201,6 +209,15 @@ fn check_calamine(sheets: &[Vec<(u32, Vec<(u32, V)>)>], bytes: Vec<u8>) {
 }
 
 fn write_gen(generated: &[Vec<(u32, Vec<(u32, V)>)>], strings: Strings, threads: usize) -> Vec<u8> {
+    write_gen_with(generated, strings, threads, None)
+}
+
+fn write_gen_with(
+    generated: &[Vec<(u32, Vec<(u32, V)>)>],
+    strings: Strings,
+    threads: usize,
+    template: Option<(&Template, &TemplateOptions)>,
+) -> Vec<u8> {
     let names: Vec<String> = (0..generated.len()).map(|i| format!("S{i}")).collect();
     let sheets: Vec<(&str, Rows<'_>)> = names
         .iter()
@@ -212,7 +229,23 @@ fn write_gen(generated: &[Vec<(u32, Vec<(u32, V)>)>], strings: Strings, threads:
         spill_threshold: 256,
         ..WriteOptions::default()
     };
-    write(&sheets, opts, threads)
+    match template {
+        None => write(&sheets, opts, threads),
+        Some((t, o)) => write_with(
+            WorkbookWriter::with_template(opts, t, o).unwrap(),
+            &sheets,
+            threads,
+        ),
+    }
+}
+
+/// Moves generated rows down by `by`.
+fn shift(sheets: &mut [Vec<(u32, Vec<(u32, V)>)>], by: u32) {
+    for s in sheets {
+        for (r, _) in s.iter_mut() {
+            *r += by;
+        }
+    }
 }
 
 proptest! {
@@ -225,6 +258,17 @@ proptest! {
         let bytes = write_gen(&sheets, strings, threads);
         check_calamine(&sheets, bytes.clone());
         check_ream(&sheets, bytes);
+    }
+
+    #[test]
+    fn read_of_write_is_identity_with_a_template(generated in sheets(), inline in any::<bool>(), threads in 1usize..4) {
+        let mut sheets = layout(&generated);
+        shift(&mut sheets, 2);
+        let strings = if inline { Strings::Inline } else { Strings::Shared };
+        let t = Template::from_bytes(general_template()).unwrap();
+        let bytes = write_gen_with(&sheets, strings, threads, Some((&t, &TemplateOptions::new())));
+        check_calamine(&sheets, bytes.clone());
+        check_ream_from(&sheets, bytes, 2);
     }
 }
 
