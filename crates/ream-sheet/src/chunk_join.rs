@@ -136,7 +136,7 @@ impl Joiner {
     }
 
     /// Parses the chunk next in order straight onto the rows joined so far
-    /// (see `Board::join_in_place`); same result as parsing it alone and
+    /// (see `chunked::ChunkTask::join_in_place`); same result as parsing it alone and
     /// joining it with [`add`](Self::add).
     pub(crate) fn parse_next(
         &mut self,
