@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::model::SheetKind;
 use crate::open::{Package, SheetJob};
 use crate::options::OpenOptions;
+use crate::pipeline::window::Window;
 use crate::worksheet::{ParsedSheet, SheetCtx, SheetParser};
 use ream_zip::Entry;
 use std::time::Instant;
@@ -13,8 +14,10 @@ use std::time::Instant;
 /// Worksheet parts larger than this are inflated in blocks (streaming)
 /// instead of one shot, so memory stays bounded for giant sheets.
 const ONE_SHOT_MAX: u64 = 64 << 20;
-/// Block size of the streaming inflate.
-const STREAM_BLOCK: usize = 4 << 20;
+/// First block of the streaming inflate; blocks double up to
+/// `pipeline::inflow::CACHE_BLOCK` (still in the core's cache when
+/// parsed).
+const FIRST_BLOCK: usize = 64 << 10;
 
 pub(crate) fn empty_parsed(date_1904: bool) -> ParsedSheet {
     ParsedSheet {
@@ -75,80 +78,49 @@ pub(crate) fn parse_one(
             .map_err(name);
         (res, inf, t.elapsed().as_secs_f64(), buf.len() as u64)
     } else {
-        let (res, inf, par, bytes) = parse_streaming(pkg, entry, ctx);
+        let (res, inf, par, bytes) = parse_streaming(pkg, entry, &job.part, ctx);
         (res.map_err(name), inf, par, bytes)
     }
 }
 
-/// Streams a large sheet: inflate a block, parse complete rows, carry the
-/// rest. Memory: one block plus the carried partial row.
+/// Streams a large sheet over the pipeline's sliding window
+/// (`pipeline::window`, inflated on this thread): parse the complete rows
+/// of the window, drop them, read on. Memory: one block plus the carried
+/// partial row. A UTF-16 part (legal, rare; the block parser reads UTF-8
+/// only) is read whole and transcoded by the window, as the one-shot path
+/// does (test
+/// `fuzz_regressions::utf16_sheet_over_the_one_shot_size_on_one_thread`).
 fn parse_streaming(
     pkg: &Package,
     entry: &Entry,
+    part: &str,
     ctx: SheetCtx<'_>,
 ) -> (Result<ParsedSheet>, f64, f64, u64) {
-    use std::io::Read;
-    let (mut inf, mut par) = (0.0, 0.0);
-    let mut total = 0u64;
-    let mut reader = match pkg.archive.stream(entry) {
-        Ok(r) => r,
-        Err(e) => return (Err(e.into()), 0.0, 0.0, 0),
+    let mut w = match Window::new(&pkg.archive, entry, part.to_string(), FIRST_BLOCK, false) {
+        Ok(w) => w,
+        Err(e) => return (Err(e), 0.0, 0.0, 0),
     };
     let mut parser = SheetParser::new(ctx).reserve_for(entry.uncompressed_size);
-    let mut buf: Vec<u8> = Vec::with_capacity(STREAM_BLOCK * 2);
-    let mut filled = 0usize;
+    let mut par = 0.0;
+    let mut used = 0;
     loop {
-        if buf.len() < filled + STREAM_BLOCK {
-            buf.resize(filled + STREAM_BLOCK, 0);
+        if let Err(e) = w.advance(used) {
+            return (Err(e), w.inflate_s, par, w.base);
         }
         let t = Instant::now();
-        let n = match buf.get_mut(filled..).map(|b| reader.read(b)) {
-            Some(Ok(n)) => n,
-            Some(Err(e)) => return (Err(ream_zip::Error::from_io(e).into()), inf, par, total),
-            None => 0,
-        };
-        inf += t.elapsed().as_secs_f64();
-        filled += n;
-        total += n as u64;
-        if total == filled as u64
-            && n > 0
-            && crate::encoding::is_utf16(buf.get(..filled).unwrap_or_default())
-        {
-            // UTF-16 (legal, rare): the block parser reads UTF-8 only, so
-            // the part is read whole and transcoded, as the one-shot path
-            // does (test
-            // `fuzz_regressions::utf16_sheet_over_the_one_shot_size_on_one_thread`).
-            buf.truncate(filled);
-            let t = Instant::now();
-            if let Err(e) = reader.read_to_end(&mut buf) {
-                return (Err(ream_zip::Error::from_io(e).into()), inf, par, total);
-            }
-            inf += t.elapsed().as_secs_f64();
-            total = buf.len() as u64;
-            let t = Instant::now();
-            let res = crate::encoding::ensure_utf8(&mut buf).and_then(|()| {
-                SheetParser::new(ctx)
-                    .reserve_for(buf.len() as u64)
-                    .parse_all(&buf)
-            });
-            return (res, inf, par + t.elapsed().as_secs_f64(), total);
-        }
-        let eof = n == 0;
-        let t = Instant::now();
-        let used = match parser.feed(buf.get(..filled).unwrap_or_default(), eof) {
-            Ok(u) => u,
-            Err(e) => return (Err(e), inf, par, total),
-        };
+        let fed = parser.feed(w.data(), w.eof);
         par += t.elapsed().as_secs_f64();
-        pkg.archive.release(entry, reader.consumed());
-        buf.copy_within(used..filled, 0);
-        filled -= used;
-        if eof {
+        used = match fed {
+            Ok(u) => u,
+            Err(e) => return (Err(e), w.inflate_s, par, w.base),
+        };
+        if w.eof {
             break;
         }
     }
+    let total = w.base + w.data().len() as u64;
     let t = Instant::now();
     let res = parser.finish();
     par += t.elapsed().as_secs_f64();
-    (res, inf, par, total)
+    (res, w.inflate_s, par, total)
 }
