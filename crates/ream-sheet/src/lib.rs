@@ -38,6 +38,7 @@
 
 mod cell_scan;
 mod cell_text;
+mod chunk_join;
 mod chunked;
 mod dates;
 mod encoding;
@@ -54,6 +55,8 @@ mod pipeline;
 mod ptg;
 mod refs;
 mod rows;
+mod sheet_pool;
+mod sheet_read;
 mod small_parts;
 mod sst;
 mod store;

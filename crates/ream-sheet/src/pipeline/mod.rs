@@ -1,7 +1,8 @@
-//! The one read orchestration for a big part (an ODS `content.xml`): how
-//! many threads run, how much XML is in memory, and in which order results
-//! are joined. Nothing here knows XML; a format module walks its syntax
-//! over the window and hands units to the pool.
+//! The one read orchestration for a big part (an ODS `content.xml`) and
+//! for the worksheets of an XLSX open (`sheet_pool`: one unit per sheet,
+//! or per row chunk of a big sheet): how many threads run, how much XML is
+//! in memory, and in which order results are joined. Nothing here knows
+//! XML; a format module walks its syntax and hands units to the pool.
 //!
 //! * [`window`] — one inflater filling a sliding [`Window`](window::Window)
 //!   of the part ahead of the reader: memory is the bytes not yet consumed

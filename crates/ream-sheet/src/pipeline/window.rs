@@ -18,6 +18,7 @@
 use super::inflow::{CACHE_BLOCK, Inflow};
 use crate::error::{Error, Result};
 use ream_zip::{Archive, Entry};
+use std::borrow::Cow;
 
 /// Largest block size.
 const MAX_BLOCK: usize = 4 << 20;
@@ -27,7 +28,7 @@ const MAX_BLOCK: usize = 4 << 20;
 /// kept between reads (the ODS row stream caches one).
 pub(crate) struct Window {
     /// The part's name, for errors.
-    part: &'static str,
+    part: Cow<'static, str>,
     inflow: Inflow,
     buf: Vec<u8>,
     filled: usize,
@@ -48,13 +49,14 @@ impl Window {
     pub(crate) fn new(
         archive: &Archive,
         entry: &Entry,
-        part: &'static str,
+        part: impl Into<Cow<'static, str>>,
         first_block: usize,
         piped: bool,
     ) -> Result<Window> {
+        let part = part.into();
         let reader = archive
             .stream_shared(entry)
-            .map_err(|e| Error::from(e).in_part(part))?;
+            .map_err(|e| Error::from(e).in_part(part.as_ref()))?;
         Ok(Window {
             part,
             inflow: Inflow::new(reader, piped, first_block),
@@ -96,7 +98,7 @@ impl Window {
         let more = self
             .inflow
             .read_more(&mut self.buf, &mut self.filled, self.block)
-            .map_err(|e| e.in_part(self.part));
+            .map_err(|e| e.in_part(self.part.as_ref()));
         self.inflate_s += t.elapsed().as_secs_f64();
         if !more? {
             self.eof = true;
@@ -114,8 +116,8 @@ impl Window {
     fn read_whole_utf16(&mut self) -> Result<()> {
         self.inflow
             .read_rest(&mut self.buf, &mut self.filled)
-            .map_err(|e| e.in_part(self.part))?;
-        crate::encoding::ensure_utf8(&mut self.buf).map_err(|e| e.in_part(self.part))?;
+            .map_err(|e| e.in_part(self.part.as_ref()))?;
+        crate::encoding::ensure_utf8(&mut self.buf).map_err(|e| e.in_part(self.part.as_ref()))?;
         self.filled = self.buf.len();
         self.eof = true;
         Ok(())
@@ -136,7 +138,7 @@ impl Window {
                     self.part,
                     self.base + self.filled as u64
                 ))
-                .in_part(self.part));
+                .in_part(self.part.as_ref()));
             }
             let all = self.filled;
             self.advance(all)?;

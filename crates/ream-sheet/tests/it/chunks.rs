@@ -176,6 +176,72 @@ proptest! {
     }
 }
 
+/// A workbook of `sheets` (worksheet XML each), named `S1`, `S2`, ...
+fn workbook(sheets: &[String]) -> Vec<u8> {
+    let ns = r#"xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships""#;
+    let rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet";
+    let mut list = String::new();
+    let mut rels = String::new();
+    for i in 1..=sheets.len() {
+        list.push_str(&format!(
+            r#"<sheet name="S{i}" sheetId="{i}" r:id="rId{i}"/>"#
+        ));
+        rels.push_str(&format!(
+            r#"<Relationship Id="rId{i}" Type="{rel}" Target="worksheets/sheet{i}.xml"/>"#
+        ));
+    }
+    let wb = format!("<workbook {ns}><sheets>{list}</sheets></workbook>");
+    let rels = format!(
+        r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{rels}</Relationships>"#
+    );
+    let names: Vec<String> = (1..=sheets.len())
+        .map(|i| format!("xl/worksheets/sheet{i}.xml"))
+        .collect();
+    let mut parts: Vec<(&str, &str)> = vec![
+        ("[Content_Types].xml", crate::zipkit::CONTENT_TYPES),
+        ("_rels/.rels", crate::zipkit::ROOT_RELS),
+        (crate::zipkit::WORKBOOK, &wb),
+        ("xl/_rels/workbook.xml.rels", &rels),
+    ];
+    for (name, xml) in names.iter().zip(sheets) {
+        parts.push((name, xml));
+    }
+    crate::zipkit::xlsx(&parts)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Several sheets of any sizes, some cut into chunks, one perhaps
+    /// broken: every thread count gives the serial cells, or the serial
+    /// error (the first broken sheet by order).
+    #[test]
+    fn sheets_and_chunks_on_one_pool_give_the_serial_result(
+        sizes in proptest::collection::vec(5u32..400, 1..7),
+        broken in proptest::option::of(0usize..7),
+        shared: bool,
+        chunk in 1024usize..6000,
+    ) {
+        let sheets: Vec<String> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &rows)| {
+                let xml = sheet_xml_with(rows, 3, false, shared);
+                match broken {
+                    Some(b) if b == i => xml.replace("</sheetData>", "<row><c r=x"),
+                    _ => xml,
+                }
+            })
+            .collect();
+        let bytes = workbook(&sheets);
+        let serial = read_limited(&bytes, OpenOptions::new().parallel(false));
+        for threads in 1..=8 {
+            let opts = OpenOptions::new().threads(threads).tune_chunk_bytes(chunk);
+            prop_assert_eq!(&read_limited(&bytes, opts), &serial, "threads {}", threads);
+        }
+    }
+}
+
 /// Shared formulas expanded at the join count against `max_formula_bytes`
 /// for the whole sheet (each chunk's parser only sees its own): a master
 /// in the first chunk and children in later ones give the serial parse's

@@ -7,6 +7,7 @@ use super::*;
 use crate::options::Limits;
 use crate::parts::styles::Styles;
 use crate::store::T_INLINE;
+use crate::worksheet::last_row_end;
 
 /// Rows of every shape the join must handle: with and without `r`,
 /// cells without `r`, inline strings, plain formulas, hidden rows, a row
