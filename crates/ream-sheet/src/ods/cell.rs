@@ -72,18 +72,7 @@ fn apply<'a>(a: &mut CellAttrs<'a>, qname: &[u8], v: &'a [u8], at: usize) -> Res
             .map(|n| n.max(1))
             .ok_or_else(|| bad_value(what, v, at))
     };
-    let local = match qname {
-        // The usual spellings first, without looking for the prefix.
-        b"office:value-type" => b"value-type".as_slice(),
-        b"office:value" => b"value",
-        b"table:style-name" => return Ok(()),
-        b"calcext:value-type" => {
-            a.calc_error = v == b"error";
-            return Ok(());
-        }
-        _ => local_name(qname),
-    };
-    match local {
+    match local_name(qname) {
         b"value-type" if qname.starts_with(b"calcext:") => a.calc_error = v == b"error",
         b"value-type" => a.vt = value_type(v),
         b"value" => a.value = Some(v),
@@ -370,6 +359,19 @@ struct Children<'a> {
     drawing: Option<crate::model::Drawing>,
 }
 
+impl Children<'_> {
+    /// No children worth keeping; the cell ends at `end`.
+    #[inline(always)]
+    fn at(end: usize) -> Self {
+        Children {
+            end,
+            comment: None,
+            link: None,
+            drawing: None,
+        }
+    }
+}
+
 impl<'a> TableParser<'a> {
     /// Parses the cell whose start tag is `tag` at nesting `depth` (of the
     /// cell element); returns the offset past it.
@@ -395,8 +397,8 @@ impl<'a> TableParser<'a> {
     /// Adds the current cell to an error.
     pub(super) fn locate<T>(&self, res: Result<T>) -> Result<T> {
         res.map_err(
-            |e| match (u32::try_from(self.row), u32::try_from(self.col)) {
-                (Ok(r), Ok(c)) if self.row < GRID_ROWS && self.col < GRID_COLS => e.at_cell(r, c),
+            |e| match (u32::try_from(self.w.row), u32::try_from(self.col)) {
+                (Ok(r), Ok(c)) if self.w.row < GRID_ROWS && self.col < GRID_COLS => e.at_cell(r, c),
                 _ => e,
             },
         )
@@ -416,17 +418,17 @@ impl<'a> TableParser<'a> {
         // every cell), settles without the annotation, link and frame
         // slots of the general tail: 10-15 instructions a cell fewer.
         if tag.kind != TagKind::Start {
-            return self.settle(a, sink, arena_start, tag.start, tag.end);
+            return self.settle(a, sink, arena_start, tag.start, Children::at(tag.end));
         }
         if let Some(end) = self.one_paragraph(tag, sink)? {
-            return self.settle(a, sink, arena_start, tag.start, end);
+            return self.settle(a, sink, arena_start, tag.start, Children::at(end));
         }
         let kids = self.children(tag.end, depth, sink, arena_start)?;
         self.settle_children(a, sink, arena_start, tag.start, kids)
     }
 
-    /// Stores the value of a cell that has no annotation, link or frame
-    /// ([`settle_children`](Self::settle_children) with none of them).
+    /// Stores the value, annotation, link and frame of a cell; returns
+    /// `kids.end`, the offset past it.
     #[inline(always)]
     fn settle(
         &mut self,
@@ -434,18 +436,24 @@ impl<'a> TableParser<'a> {
         sink: Sink,
         arena_start: usize,
         at: usize,
-        end: usize,
+        kids: Children<'a>,
     ) -> Result<usize> {
         let value = self.value(a, sink, arena_start, at)?;
-        let fit = if self.row < GRID_ROWS {
+        let fit = if self.w.row < GRID_ROWS {
             GRID_COLS.saturating_sub(self.col).min(a.repeat)
         } else {
             0
         };
         let spans = a.cols_spanned > 1 || a.rows_spanned > 1;
-        let has_content = value.is_some() || spans;
+        let extras = kids.comment.is_some() || kids.link.is_some();
+        let has_content = value.is_some() || spans || extras;
         if has_content && fit < a.repeat {
-            self.clipped = true;
+            self.w.clipped = true;
+        }
+        if let Some(d) = kids.drawing
+            && fit > 0
+        {
+            self.out.drawings.push(d);
         }
         if value.is_none() || fit == 0 {
             self.out.store.arena.truncate(arena_start);
@@ -453,16 +461,20 @@ impl<'a> TableParser<'a> {
         match value {
             // The usual cell, one copy of a value: what `store_copies`
             // does for it.
-            Some(v) if fit == 1 && !spans && a.formula.is_none() => self.store_one(v, at)?,
-            _ if has_content && fit > 0 => self.store_copies(a, value, None, None, fit, at)?,
+            Some(v) if fit == 1 && !spans && !extras && a.formula.is_none() => {
+                self.store_one(v, at)?;
+            }
+            _ if has_content && fit > 0 => {
+                self.store_copies(a, value, kids.comment, kids.link, fit, at)?;
+            }
             _ => {}
         }
         self.col = self.col.saturating_add(a.repeat);
-        Ok(end)
+        Ok(kids.end)
     }
 
-    /// Stores the value, annotation, link and frame of a cell whose
-    /// children were walked.
+    /// [`settle`](Self::settle) out of line, for cells whose children
+    /// were walked.
     #[inline(never)]
     fn settle_children(
         &mut self,
@@ -472,31 +484,7 @@ impl<'a> TableParser<'a> {
         at: usize,
         kids: Children<'a>,
     ) -> Result<usize> {
-        let value = self.value(a, sink, arena_start, at)?;
-        let in_grid = self.row < GRID_ROWS && self.col < GRID_COLS;
-        let fit = if self.row < GRID_ROWS {
-            GRID_COLS.saturating_sub(self.col).min(a.repeat)
-        } else {
-            0
-        };
-        let spans = a.cols_spanned > 1 || a.rows_spanned > 1;
-        let has_content = value.is_some() || spans || kids.comment.is_some() || kids.link.is_some();
-        if has_content && fit < a.repeat {
-            self.clipped = true;
-        }
-        if let Some(d) = kids.drawing
-            && in_grid
-        {
-            self.out.drawings.push(d);
-        }
-        if value.is_none() || fit == 0 {
-            self.out.store.arena.truncate(arena_start);
-        }
-        if has_content && fit > 0 {
-            self.store_copies(a, value, kids.comment, kids.link, fit, at)?;
-        }
-        self.col = self.col.saturating_add(a.repeat);
-        Ok(kids.end)
+        self.settle(a, sink, arena_start, at, kids)
     }
 
     /// The fast path for the usual shape `<text:p>plain</text:p></table:table-cell>`:
@@ -550,12 +538,7 @@ impl<'a> TableParser<'a> {
         arena_start: usize,
     ) -> Result<Children<'a>> {
         let mut pos = from;
-        let mut kids = Children {
-            end: from,
-            comment: None,
-            link: None,
-            drawing: None,
-        };
+        let mut kids = Children::at(from);
         let mut paragraphs = 0usize;
         let ctx = ParaCtx {
             depth_left: self.depth_left.saturating_sub(depth + 1),
@@ -592,7 +575,7 @@ impl<'a> TableParser<'a> {
                 }
                 (TagKind::Start | TagKind::Empty, b"frame") => {
                     let left = self.depth_left.saturating_sub(depth + 1);
-                    let anchor = match (u32::try_from(self.row), u32::try_from(self.col)) {
+                    let anchor = match (u32::try_from(self.w.row), u32::try_from(self.col)) {
                         (Ok(r), Ok(c)) => Some((r, c)),
                         _ => None,
                     };
@@ -767,7 +750,7 @@ impl<'a> TableParser<'a> {
     pub(super) fn store_one(&mut self, (tag, aux, bits): (u8, u8, u64), at: usize) -> Result<()> {
         self.reserve_budget(1, at)?;
         self.out.store.cells.push(RawCell {
-            row: self.row as u32,
+            row: self.w.row as u32,
             col: self.col as u16,
             tag,
             aux,
@@ -818,7 +801,7 @@ impl<'a> TableParser<'a> {
         fit: u64,
         at: usize,
     ) -> Result<()> {
-        let row = self.row as u32;
+        let row = self.w.row as u32;
         let first = self.col as u32;
         let span = a.cols_spanned > 1 || a.rows_spanned > 1;
         // The usual cell (one copy of a value, nothing else) straight to
@@ -904,8 +887,8 @@ impl<'a> TableParser<'a> {
         ream_xml::unescape_into(strip_formula_prefix(raw), arena)
             .map_err(|e| xml_err(shift(e, at)))?;
         let len = arena.len() - off;
-        self.formula_bytes = self.formula_bytes.saturating_add(len as u64);
-        if self.formula_bytes > self.limits.max_formula_bytes {
+        self.w.formula_bytes = self.w.formula_bytes.saturating_add(len as u64);
+        if self.w.formula_bytes > self.limits.max_formula_bytes {
             return Err(Error::limit(format!(
                 "more than {} bytes of formula text in one sheet",
                 self.limits.max_formula_bytes

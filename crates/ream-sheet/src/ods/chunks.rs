@@ -43,7 +43,7 @@ impl Stitcher {
     /// joined into it; `None` when they do not form the table.
     pub(crate) fn finish(self, parts: usize) -> Option<Partial> {
         let acc = self.acc?;
-        (!self.broken && self.order.released() == parts && acc.closed).then_some(acc)
+        (!self.broken && self.order.released() == parts && acc.walk.closed).then_some(acc)
     }
 }
 
@@ -61,21 +61,22 @@ fn join(acc: &mut Option<Partial>, broken: &mut bool, res: Result<Partial>) {
         return;
     };
     // Only the last chunk may close the table.
-    if acc.closed || append(&mut acc.table, p.table, acc.rows, &mut acc.clipped).is_none() {
+    let (a, w) = (&mut acc.walk, p.walk);
+    if a.closed || append(&mut acc.table, p.table, a.row, &mut a.clipped).is_none() {
         *broken = true;
         return;
     }
-    let offset = acc.rows;
-    acc.hidden_runs.extend(
-        p.hidden_runs
+    let offset = a.row;
+    a.hidden_runs.extend(
+        w.hidden_runs
             .iter()
             .map(|&(r, c)| (r.saturating_add(offset), c)),
     );
-    acc.clipped |= p.clipped;
-    acc.rows = offset.saturating_add(p.rows);
-    acc.used = acc.used.saturating_add(p.used);
-    acc.expanded = acc.expanded.saturating_add(p.expanded);
-    acc.closed = p.closed;
+    a.clipped |= w.clipped;
+    a.row = offset.saturating_add(w.row);
+    a.used = a.used.saturating_add(w.used);
+    a.expanded = a.expanded.saturating_add(w.expanded);
+    a.closed = w.closed;
 }
 
 /// Appends chunk `t` (rows relative) to `out`, its rows shifted by
@@ -184,7 +185,9 @@ mod tests {
             st.add(k, parse_chunk(&buf[..limit], p, cfg, k == 0, &budget));
         }
         let whole = st.finish(points.len())?;
-        if whole.used > cfg.limits.max_cells_per_sheet || whole.expanded > cfg.expand_max() {
+        if whole.walk.used > cfg.limits.max_cells_per_sheet
+            || whole.walk.expanded > cfg.expand_max()
+        {
             return None;
         }
         finish_table(whole, cfg).ok()

@@ -25,7 +25,7 @@
 use super::names::RawName;
 use super::split::{Outline, outline_step, window_prelude};
 use super::stream::Cutter;
-use super::table::{Carry, ParsedTable, TableCfg, empty_table, parse_block_into};
+use super::table::{Carry, ParsedTable, TableCfg, parse_block_into};
 use super::xml::{attr, attr_string, shift, xml_err};
 use super::{MAX_TABLES, PART, loaded_sheets, workbook};
 use crate::error::{Error, Result};
@@ -92,7 +92,7 @@ fn listed(tag: &Tag<'_>, count: usize, scratch: &mut Vec<u8>) -> Result<ParsedTa
     Ok(ParsedTable {
         name: name.unwrap_or_default(),
         style,
-        ..empty_table(0)
+        ..ParsedTable::default()
     })
 }
 
@@ -110,7 +110,7 @@ fn skim_table(
         skim: true,
         ..Carry::default()
     };
-    let mut out = empty_table(0);
+    let mut out = ParsedTable::default();
     loop {
         let (data, eof) = (w.data(), w.eof);
         cutter
@@ -118,7 +118,7 @@ fn skim_table(
                 parse_block_into(part, from, cfg, &mut carry, &mut out, more)
             })
             .map_err(|e| located(e, w.base))?;
-        if carry.cur.closed {
+        if carry.closed {
             return Ok((out.names, pos));
         }
         if eof {

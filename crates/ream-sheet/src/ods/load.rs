@@ -34,7 +34,7 @@ use super::split::{Outline, outline_step, window_prelude};
 use super::starts::{NEEDLE, each_table_start};
 use super::stream::Cutter;
 use super::table::{
-    Carry, ParsedTable, Partial, TableCfg, empty_table, finish_table, parse_block_into, parse_chunk,
+    Carry, ParsedTable, Partial, TableCfg, finish_table, parse_block_into, parse_chunk,
 };
 use super::{MAX_TABLES, PART};
 use crate::error::Result;
@@ -203,7 +203,7 @@ impl<'l> Reader<'_, '_, 'l> {
     ) -> Option<(Partial, usize)> {
         let mut pos = start;
         let mut carry = Carry::default();
-        let mut out = empty_table(0);
+        let mut out = ParsedTable::default();
         loop {
             let c = cfg(self.count);
             let (data, eof) = (self.w.data(), self.w.eof);
@@ -211,8 +211,12 @@ impl<'l> Reader<'_, '_, 'l> {
                 parse_block_into(part, from, c, &mut carry, &mut out, more)
             };
             self.cutter.next_rows(data, eof, &mut pos, parse).ok()?;
-            if carry.cur.closed {
-                return Some((carry.into_partial(out), pos));
+            if carry.closed {
+                let p = Partial {
+                    table: out,
+                    walk: carry,
+                };
+                return Some((p, pos));
             }
             self.advance(&mut pos)?;
         }
@@ -284,7 +288,7 @@ impl<'l> Reader<'_, '_, 'l> {
                 (Some(e), _) if end_near(e) => {
                     let last = parse_chunk(data, pos, cfg(self.count), seq == 0, &budget);
                     let end_at = match &last {
-                        Ok(p) if p.closed => p.table.end,
+                        Ok(p) if p.walk.closed => p.table.end,
                         _ => return None,
                     };
                     stitcher.add(seq, last);
@@ -392,7 +396,7 @@ impl<'l> Reader<'_, '_, 'l> {
 fn whole_table(res: crate::error::Result<Partial>, bytes: &[u8]) -> Option<Partial> {
     let p = res.ok()?;
     let rest = bytes.get(p.table.end..)?;
-    (p.closed && rest.iter().all(u8::is_ascii_whitespace)).then_some(p)
+    (p.walk.closed && rest.iter().all(u8::is_ascii_whitespace)).then_some(p)
 }
 
 /// A table read over the window.
@@ -514,7 +518,7 @@ fn read_from<'l>(
     let mut tables = Vec::with_capacity(partials.len());
     for p in partials {
         let p = p?;
-        if p.expanded > last.expand_max() || p.used > limits.max_cells_per_sheet {
+        if p.walk.expanded > last.expand_max() || p.walk.used > limits.max_cells_per_sheet {
             return None;
         }
         tables.push(finish_table(p, last).ok()?);

@@ -2,9 +2,9 @@
 //! (a child of `office:spreadsheet`) or local to one table.
 
 use super::values::{range_address_to_a1, strip_formula_prefix};
-use super::xml::{attr, attr_string, shift, xml_err};
+use super::xml::{attr, attr_string, next, shift, xml_err};
 use crate::error::{Error, Result};
-use ream_xml::{TagKind, XmlError, next_tag, skip_element};
+use ream_xml::{TagKind, skip_element};
 
 /// A name as read: (name, formula). Ranges are converted to Excel's
 /// notation (`Sheet1!$A$1:$B$2`); expressions lose their `of:=` prefix.
@@ -38,13 +38,7 @@ fn read_names(
 ) -> Result<usize> {
     let mut pos = from;
     loop {
-        let tag = next_tag(buf, pos).map_err(xml_err)?.ok_or_else(|| {
-            xml_err(XmlError {
-                offset: buf.len(),
-                message: "named expressions not closed",
-                truncated: true,
-            })
-        })?;
+        let tag = next(buf, pos, "named expressions not closed")?;
         pos = tag.end;
         match tag.kind {
             TagKind::Start | TagKind::Empty => {
@@ -79,6 +73,7 @@ fn read_names(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ream_xml::next_tag;
 
     #[test]
     fn reads_ranges_and_expressions() {

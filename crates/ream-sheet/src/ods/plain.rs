@@ -168,7 +168,7 @@ impl TableParser<'_> {
         };
         // What the general reader's tail does for one copy, no spans,
         // comment or link.
-        let fit = self.row < GRID_ROWS && self.col < GRID_COLS;
+        let fit = self.w.row < GRID_ROWS && self.col < GRID_COLS;
         match (value, formula) {
             (Some(v), None) if fit => {
                 if let Err(e) = self.store_one(v, pos) {
@@ -184,7 +184,7 @@ impl TableParser<'_> {
                 Err(e) => return self.locate(Err(e)),
             },
             (Some(_), _) => {
-                self.clipped = true;
+                self.w.clipped = true;
                 self.out.store.arena.truncate(arena_start);
             }
             (None, None) => self.out.store.arena.truncate(arena_start),
@@ -215,22 +215,22 @@ impl TableParser<'_> {
             return Ok(false);
         };
         let fits = crate::cell_scan::is_plain_ascii(text)
-            && self.formula_bytes.saturating_add(u64::from(len)) <= self.limits.max_formula_bytes
+            && self.w.formula_bytes.saturating_add(u64::from(len)) <= self.limits.max_formula_bytes
             && u32::try_from(arena_len + text.len()).is_ok();
         if !fits {
             return Ok(false);
         }
         self.reserve_budget(1, at)?;
         self.out.store.arena.extend_from_slice(text);
-        self.formula_bytes = self.formula_bytes.saturating_add(u64::from(len));
-        self.push_cell(self.row as u32, self.col as u32, v, Some((off, len)));
+        self.w.formula_bytes = self.w.formula_bytes.saturating_add(u64::from(len));
+        self.push_cell(self.w.row as u32, self.col as u32, v, Some((off, len)));
         Ok(true)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::table::{GRID_COLS, GRID_ROWS, TableCfg, TableParser, empty_table};
+    use super::super::table::{GRID_COLS, GRID_ROWS, ParsedTable, TableCfg, TableParser};
     use crate::options::Limits;
     use proptest::prelude::*;
     use ream_xml::TagKind;
@@ -251,10 +251,10 @@ mod tests {
             p.out.store.cells.clone(),
             p.out.store.arena.clone(),
             p.col,
-            p.clipped,
-            p.used,
+            p.w.clipped,
+            p.w.used,
             p.out.store.formulas.clone(),
-            p.formula_bytes,
+            p.w.formula_bytes,
         )
     }
 
@@ -264,8 +264,8 @@ mod tests {
             depth_left: 16,
             tables: 1,
         };
-        let mut p = TableParser::new(buf, cfg, empty_table(0));
-        (p.row, p.col) = at;
+        let mut p = TableParser::new(buf, cfg, ParsedTable::default());
+        (p.w.row, p.col) = at;
         p
     }
 

@@ -12,10 +12,10 @@
 //!   read, anything else is skipped.
 
 use super::names::{RawName, read_named_expressions};
-use super::xml::{attr, attr_string, shift, xml_err};
+use super::xml::{attr, attr_string, next, shift, xml_err};
 use crate::error::{Error, ErrorKind, Result};
 use crate::pipeline::window::Window;
-use ream_xml::{Tag, TagKind, XmlError, next_tag, skip_element};
+use ream_xml::{Tag, TagKind, next_tag, skip_element};
 
 /// What the walk up to the spreadsheet element found.
 #[derive(Debug)]
@@ -112,13 +112,7 @@ pub(crate) fn outline_step<'a>(
     names: &mut Vec<RawName>,
     scratch: &mut Vec<u8>,
 ) -> Result<Outline<'a>> {
-    let tag = next_tag(buf, pos).map_err(xml_err)?.ok_or_else(|| {
-        xml_err(XmlError {
-            offset: buf.len(),
-            message: "content.xml ends before </office:spreadsheet>",
-            truncated: true,
-        })
-    })?;
+    let tag = next(buf, pos, "content.xml ends before </office:spreadsheet>")?;
     Ok(match (tag.kind, tag.name) {
         (TagKind::Start | TagKind::Empty, b"table") => Outline::Table(tag),
         (TagKind::Start, b"named-expressions") => Outline::At(read_named_expressions(
@@ -146,13 +140,7 @@ fn read_table_styles(
     let mut depth: u32 = 1;
     let mut current: Option<&[u8]> = None;
     loop {
-        let tag = next_tag(buf, pos).map_err(xml_err)?.ok_or_else(|| {
-            xml_err(ream_xml::XmlError {
-                offset: buf.len(),
-                message: "content.xml ends inside office:automatic-styles",
-                truncated: true,
-            })
-        })?;
+        let tag = next(buf, pos, "content.xml ends inside office:automatic-styles")?;
         pos = tag.end;
         match tag.kind {
             TagKind::Start | TagKind::Empty => {

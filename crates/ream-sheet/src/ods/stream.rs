@@ -22,7 +22,7 @@
 
 use super::PART;
 use super::lazy::Layout;
-use super::table::{Carry, Lens, ParsedTable, TableCfg, empty_table, parse_block_into};
+use super::table::{Carry, Lens, ParsedTable, TableCfg, parse_block_into};
 use super::xml::ends_name;
 use crate::error::{Error, Result};
 use crate::options::Limits;
@@ -89,7 +89,7 @@ impl<'w> OdsRows<'w> {
             window: Some(window),
             pos: 0,
             carry: Carry::default(),
-            out: empty_table(0),
+            out: ParsedTable::default(),
             done: false,
             sheet: sheet.to_string(),
             cutter: Cutter::default(),
@@ -130,7 +130,7 @@ impl<'w> OdsRows<'w> {
                     // Hidden rows and columns are not streamed.
                     self.carry.hidden_runs.clear();
                     self.carry.hidden_col_runs.clear();
-                    self.done = self.carry.cur.closed;
+                    self.done = self.carry.closed;
                     if !self.out.store.cells.is_empty() {
                         self.out.store.normalize(true);
                         self.out.store.seal_text();

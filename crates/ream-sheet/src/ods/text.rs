@@ -8,11 +8,11 @@
 //! tabs and line breaks. Spans, links and fields are flattened; notes,
 //! ruby text and nested annotations are left out.
 
-use super::xml::{attr, attr_string, shift, xml_err};
+use super::xml::{attr, attr_string, next, shift, truncated, xml_err};
 use crate::error::{Error, Result};
 use crate::model::{Drawing, DrawingKind};
 use memchr::memchr;
-use ream_xml::{TagKind, XmlError, next_tag, skip_element};
+use ream_xml::{TagKind, skip_element};
 
 /// What a paragraph walk needs besides the buffer.
 pub(crate) struct ParaCtx {
@@ -26,14 +26,6 @@ pub(crate) struct ParaCtx {
     /// Spaces, tabs and breaks written for `text:s` & co. (they can make a
     /// small file's text large, so the caller counts them as repeats).
     pub spaces: std::cell::Cell<u64>,
-}
-
-fn truncated(offset: usize, what: &'static str) -> Error {
-    xml_err(XmlError {
-        offset,
-        message: what,
-        truncated: true,
-    })
 }
 
 /// Collects the text of the paragraph whose start tag ended at `from` into
@@ -55,9 +47,7 @@ pub(crate) fn collect_paragraph<'a>(
             ream_xml::unescape_into(rest.get(..lt).unwrap_or_default(), out)
                 .map_err(|e| xml_err(shift(e, pos)))?;
         }
-        let tag = next_tag(buf, pos + lt)
-            .map_err(xml_err)?
-            .ok_or_else(|| truncated(buf.len(), "paragraph not closed"))?;
+        let tag = next(buf, pos + lt, "paragraph not closed")?;
         pos = tag.end;
         let exact = |out: &mut Vec<u8>, b: u8, n: u64| -> Result<()> {
             let used = out.len().saturating_sub(ctx.text_start) as u64;
@@ -138,9 +128,7 @@ pub(crate) fn read_annotation(
         spaces: std::cell::Cell::new(0),
     };
     loop {
-        let tag = next_tag(buf, pos)
-            .map_err(xml_err)?
-            .ok_or_else(|| truncated(buf.len(), "annotation not closed"))?;
+        let tag = next(buf, pos, "annotation not closed")?;
         pos = tag.end;
         match (tag.kind, tag.name) {
             (TagKind::Start, b"creator") => {
@@ -188,9 +176,7 @@ pub(crate) fn read_frame(
     let mut depth: u32 = 1;
     let mut found: Option<Drawing> = None;
     loop {
-        let tag = next_tag(buf, pos)
-            .map_err(xml_err)?
-            .ok_or_else(|| truncated(buf.len(), "drawing frame not closed"))?;
+        let tag = next(buf, pos, "drawing frame not closed")?;
         pos = tag.end;
         match tag.kind {
             TagKind::Start | TagKind::Empty => {
@@ -237,6 +223,7 @@ pub(crate) fn read_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ream_xml::next_tag;
 
     fn para(xml: &str) -> String {
         let buf = xml.as_bytes();

@@ -39,6 +39,24 @@ pub(crate) fn xml_err(e: XmlError) -> Error {
     err
 }
 
+/// The error of a part that ends at `offset`, inside `message`'s element
+/// (marked truncated: a windowed reader reads more and retries).
+pub(crate) fn truncated(offset: usize, message: &'static str) -> Error {
+    xml_err(XmlError {
+        offset,
+        message,
+        truncated: true,
+    })
+}
+
+/// The tag at or after `pos`; running out of tags is [`truncated`] inside
+/// `what`.
+pub(crate) fn next<'a>(buf: &'a [u8], pos: usize, what: &'static str) -> Result<Tag<'a>, Error> {
+    ream_xml::next_tag(buf, pos)
+        .map_err(xml_err)?
+        .ok_or_else(|| truncated(buf.len(), what))
+}
+
 /// An error for an attribute value decoded from `raw` at `offset`, with
 /// the offending value quoted (shortened).
 pub(crate) fn bad_value(what: &str, raw: &[u8], offset: usize) -> Error {
