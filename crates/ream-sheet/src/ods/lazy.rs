@@ -25,8 +25,7 @@
 use super::names::RawName;
 use super::split::{Outline, outline_step, window_prelude};
 use super::stream::Cutter;
-use super::table::{Carry, ParsedTable, TableCfg, parse_block_into};
-use super::xml::{attr, attr_string, shift, xml_err};
+use super::table::{Carry, ParsedTable, TableCfg, name_and_style, parse_block_into};
 use super::{MAX_TABLES, PART, loaded_sheets, workbook};
 use crate::error::{Error, Result};
 use crate::model::OpenStats;
@@ -86,11 +85,9 @@ fn listed(tag: &Tag<'_>, count: usize, scratch: &mut Vec<u8>) -> Result<ParsedTa
                 .at_offset(tag.start as u64),
         );
     }
-    let mut text = |raw: &[u8]| attr_string(raw, scratch).map_err(|e| xml_err(shift(e, tag.start)));
-    let name = attr(tag, b"name").map(&mut text).transpose()?;
-    let style = attr(tag, b"style-name").map(&mut text).transpose()?;
+    let (name, style) = name_and_style(tag, scratch)?;
     Ok(ParsedTable {
-        name: name.unwrap_or_default(),
+        name,
         style,
         ..ParsedTable::default()
     })
@@ -138,10 +135,7 @@ pub(super) fn open(
     started: Instant,
     mut warnings: Vec<Error>,
 ) -> Result<Workbook> {
-    let entry = archive.find(PART).cloned().ok_or_else(|| {
-        Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
-            .in_part(PART)
-    })?;
+    let entry = super::content_entry(&archive)?.clone();
     let max_depth = opts.limits.max_xml_depth;
     let piped = opts.effective_threads(usize::MAX) > 1;
     let mut w = Window::new(&archive, &entry, PART, opts.stream_block, piped)?;

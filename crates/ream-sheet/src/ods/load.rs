@@ -38,6 +38,7 @@ use super::table::{
 };
 use super::{MAX_TABLES, PART};
 use crate::error::Result;
+use crate::model::OpenStats;
 use crate::options::{Limits, OpenOptions};
 use crate::pipeline::pool::{self, Pool};
 use crate::pipeline::window::Window;
@@ -54,7 +55,7 @@ const MAX_SPAN: usize = 64 << 20;
 /// Smallest table sent whole to the pool.
 const SEND_MIN: usize = 64 << 10;
 
-/// What the read over the window produced.
+/// What a loaded read produced (over the window, or whole in `mod.rs`).
 pub(super) struct Windowed {
     /// The top-level tables, finished (hidden rows, limits checked).
     pub tables: Vec<ParsedTable>,
@@ -62,20 +63,8 @@ pub(super) struct Windowed {
     pub names: Vec<RawName>,
     /// Automatic styles that hide a table.
     pub hidden_styles: Vec<String>,
-    /// Bytes of `content.xml`.
-    pub inflated: u64,
-    /// Seconds spent inflating.
-    pub inflate_s: f64,
-    /// Seconds to the end of the prelude (phase A).
-    pub prelude_s: f64,
-    /// Threads that parsed (this one included).
-    pub threads: usize,
-    /// Row chunks and whole tables handed to the pool (0 when every table
-    /// was parsed on the window).
-    pub chunks: u64,
-    /// 1 when the units did not form the tables and the part was read
-    /// again with every table parsed in place.
-    pub fallbacks: u64,
+    /// Phase A (the prelude), inflating, bytes, threads and units so far.
+    pub stats: OpenStats,
 }
 
 /// A unit handed to the pool: one chunk of a table's rows, or a whole
@@ -427,7 +416,7 @@ pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Opti
             read_from(w, limits, t0, Some((pool, chunk)))
         });
         if let Some(mut res) = res {
-            res.threads = threads;
+            res.stats.threads = threads;
             return Some(res);
         }
         // A chunk cut where rows are grouped or tables nested, or an
@@ -439,7 +428,7 @@ pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Opti
     let w = Window::new(archive, entry, PART, first_block, workers > 0).ok()?;
     let mut res = read_from(w, limits, t0, None);
     match res.as_mut() {
-        Some(r) => r.fallbacks = u64::from(workers > 0),
+        Some(r) => r.stats.chunk_fallbacks = u64::from(workers > 0),
         None => archive.refund(entry),
     }
     res
@@ -527,11 +516,14 @@ fn read_from<'l>(
         tables,
         names,
         hidden_styles: prelude.hidden_styles,
-        inflated,
-        inflate_s,
-        prelude_s,
-        threads: 1,
-        chunks: r.chunks + r.sent,
-        fallbacks: 0,
+        stats: OpenStats {
+            phase_a_s: prelude_s,
+            inflate_s,
+            threads: 1,
+            inflated_bytes: inflated,
+            chunks: r.chunks + r.sent,
+            windowed: true,
+            ..OpenStats::default()
+        },
     })
 }

@@ -69,26 +69,3 @@ fn read_names(
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ream_xml::next_tag;
-
-    #[test]
-    fn reads_ranges_and_expressions() {
-        let xml = br#"<table:named-expressions><table:named-range table:name="R" table:base-cell-address="$S.$A$1" table:cell-range-address="$S.$A$1:.$B$2"/><table:named-expression table:name="E&amp;" table:expression="of:=[.A1]*2"></table:named-expression></table:named-expressions>"#;
-        let tag = next_tag(xml, 0).unwrap().unwrap();
-        let mut out = Vec::new();
-        let end = read_named_expressions(xml, tag.end, 8, &mut out, &mut Vec::new()).unwrap();
-        assert_eq!(end, xml.len());
-        assert_eq!(
-            out,
-            vec![
-                ("R".to_string(), "S!$A$1:$B$2".to_string()),
-                ("E&".to_string(), "[.A1]*2".to_string())
-            ]
-        );
-        assert!(read_named_expressions(b"<x>", 0, 8, &mut out, &mut Vec::new()).is_err());
-    }
-}

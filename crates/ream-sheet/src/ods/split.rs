@@ -183,27 +183,3 @@ pub(crate) fn table_starts(buf: &[u8], from: usize) -> Vec<usize> {
     super::starts::each_table_start(hay, |i| starts.push(from + i));
     starts
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prelude_and_starts() {
-        let xml = br#"<?xml version="1.0"?><office:document-content><office:automatic-styles><style:style style:name="ta1" style:family="table"><style:table-properties table:display="true"/></style:style><style:style style:name="ta2"><style:table-properties table:display="false"/></style:style></office:automatic-styles><office:body><office:spreadsheet><table:table table:name="A"><table:table-row/></table:table><table:table>x</table:table></office:spreadsheet></office:body></office:document-content>"#;
-        let p = read_prelude(xml, 64).unwrap();
-        assert_eq!(p.hidden_styles, vec!["ta2".to_string()]);
-        assert_eq!(p.depth, 3);
-        let starts = table_starts(xml, p.body);
-        assert_eq!(starts.len(), 2);
-        assert!(xml[starts[0]..].starts_with(b"<table:table table:name"));
-        let dtd =
-            b"<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY a 'b'>]><office:document-content/>";
-        assert!(read_prelude(dtd, 64).is_err());
-        let text = b"<office:document-content><office:body><office:text/></office:body></office:document-content>";
-        assert_eq!(
-            read_prelude(text, 64).unwrap_err().kind(),
-            ErrorKind::Unsupported
-        );
-    }
-}

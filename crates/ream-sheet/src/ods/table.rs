@@ -428,15 +428,8 @@ impl<'a> TableParser<'a> {
     /// offset past it, or `None` for an empty `<table:table/>`.
     fn start_tag(&mut self, start: usize) -> Result<Option<usize>> {
         let tag = self.next(start, "table start tag missing")?;
-        let text = |raw: &[u8], s: &mut Vec<u8>| {
-            attr_string(raw, s).map_err(|e| xml_err(shift(e, tag.start)))
-        };
-        if let Some(raw) = attr(&tag, b"name") {
-            self.out.name = text(raw, &mut self.scratch)?;
-        }
-        self.out.style = attr(&tag, b"style-name")
-            .map(|raw| text(raw, &mut self.scratch))
-            .transpose()?;
+        let (name, style) = name_and_style(&tag, &mut self.scratch)?;
+        (self.out.name, self.out.style) = (name, style);
         if tag.kind == TagKind::Empty {
             self.w.closed = true;
             self.out.end = tag.end;
@@ -444,6 +437,18 @@ impl<'a> TableParser<'a> {
         }
         Ok(Some(tag.end))
     }
+}
+
+/// `table:name` (empty when absent) and `table:style-name` of a table's
+/// start tag.
+pub(super) fn name_and_style(
+    tag: &Tag<'_>,
+    scratch: &mut Vec<u8>,
+) -> Result<(String, Option<String>)> {
+    let mut text = |raw: &[u8]| attr_string(raw, scratch).map_err(|e| xml_err(shift(e, tag.start)));
+    let name = attr(tag, b"name").map(&mut text).transpose()?;
+    let style = attr(tag, b"style-name").map(&mut text).transpose()?;
+    Ok((name.unwrap_or_default(), style))
 }
 
 /// Sorts out what the walk left: hidden rows and columns within the used
@@ -714,9 +719,6 @@ impl<'a> TableParser<'a> {
                         pos += 18;
                         break;
                     }
-                } else if let Some(end) = self.plain_cell(pos)? {
-                    pos = end;
-                    continue;
                 } else if let Some(end) = self.fast_cell(pos, depth + 1)? {
                     pos = end;
                     continue;

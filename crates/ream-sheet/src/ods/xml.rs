@@ -76,27 +76,3 @@ pub(crate) fn shift(mut e: XmlError, base: usize) -> XmlError {
 pub(super) fn ends_name(b: Option<&u8>) -> bool {
     matches!(b, Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/'))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keeps_prefixes() {
-        let xml =
-            br#"<table:table-cell office:value-type="float" calcext:value-type='error' x="1>"/>"#;
-        let tag = ream_xml::next_tag(xml, 0).unwrap().unwrap();
-        let got: Vec<_> = qattrs(&tag).collect();
-        assert_eq!(
-            got,
-            vec![
-                (&b"office:value-type"[..], &b"float"[..]),
-                (&b"calcext:value-type"[..], &b"error"[..]),
-                (&b"x"[..], &b"1>"[..]),
-            ]
-        );
-        assert_eq!(attr(&tag, b"value-type"), Some(&b"float"[..]));
-        let mut s = Vec::new();
-        assert_eq!(attr_string(b"a&amp;b", &mut s).unwrap(), "a&b");
-    }
-}

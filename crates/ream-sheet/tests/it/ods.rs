@@ -1247,3 +1247,44 @@ fn bad_row_and_column_repeat_counts_are_named() {
         assert_eq!(e.part(), Some("content.xml"));
     }
 }
+
+/// Cell text as written: spaces and line ends kept, `text:s` counts,
+/// CDATA, notes left out; LibreOffice's attribute spellings read like any
+/// other prefix or quote.
+#[test]
+fn text_details_and_attribute_spellings() {
+    let wb = one_sheet(&format!(
+        "<table:table-row>{}{}{}{}</table:table-row>",
+        string(r#"<text:s text:c="2"/>a <text:s/>"#),
+        string("  a \r\n b  "),
+        string("<![CDATA[<b>]]><text:note><text:p>no</text:p></text:note>"),
+        string("Value <text:s/>With"),
+    ));
+    let v = |c| wb.sheet(0).unwrap().get(0, c).map(|c| c.value);
+    assert_eq!(v(0), Some(Value::String("  a  ")));
+    assert_eq!(v(1), Some(Value::String("  a \n b  ")));
+    assert_eq!(v(2), Some(Value::String("<b>")));
+    assert_eq!(v(3), Some(Value::String("Value  With")));
+    let usual = concat!(
+        r#"<table:table-cell office:value-type="float" office:value="1.5"><text:p>1.5</text:p></table:table-cell>"#,
+        r#"<table:table-cell table:style-name="ce1" office:value-type="date" office:date-value="2020-01-02"><text:p>x</text:p></table:table-cell>"#,
+        r#"<table:table-cell office:value-type="time" office:time-value="PT1H"><text:p>x</text:p></table:table-cell>"#,
+        r#"<table:table-cell office:value-type="boolean" office:boolean-value="true"><text:p>x</text:p></table:table-cell>"#,
+        r#"<table:table-cell table:formula="of:=1" office:value-type="string" office:string-value="s"><text:p>x</text:p></table:table-cell>"#,
+        r#"<table:table-cell office:value-type="float" office:value="0" calcext:value-type="error"><text:p>#DIV/0!</text:p></table:table-cell>"#,
+        r#"<table:table-cell office:value-type="percentage" office:value="0.5"><text:p>50%</text:p></table:table-cell>"#,
+    );
+    let other = usual
+        .replace("office:", "o:")
+        .replace("table:formula", "t:formula")
+        .replace("table:style-name=\"ce1\"", "table:style-name='ce1'");
+    let cells = |c: &str| {
+        dump(&one_sheet(&format!(
+            "<table:table-row>{c}</table:table-row>"
+        )))
+    };
+    let want = cells(usual);
+    assert_eq!(want.len(), 9, "{want:?}");
+    assert_eq!(cells(&other), want);
+    assert_eq!(cells(&usual.replace('"', "'")), want);
+}
