@@ -175,11 +175,11 @@ fn read_whole(
     crate::encoding::ensure_utf8(&mut buf).map_err(|e| e.in_part(PART))?;
     let limits = &opts.limits;
     let prelude = split::read_prelude(&buf, limits.max_xml_depth).map_err(|e| e.in_part(PART))?;
-    let starts = split::table_starts(&buf, prelude.body);
-    if starts.len() > MAX_TABLES {
+    let mut tables = 0;
+    starts::each_table_start(buf.get(prelude.body..).unwrap_or_default(), |_| tables += 1);
+    if tables > MAX_TABLES {
         return Err(Error::limit(format!(
-            "content.xml holds {} table elements, more than {MAX_TABLES}",
-            starts.len()
+            "content.xml holds {tables} table elements, more than {MAX_TABLES}"
         ))
         .in_part(PART));
     }
@@ -190,7 +190,7 @@ fn read_whole(
         depth_left: limits
             .max_xml_depth
             .saturating_sub(prelude.depth.saturating_add(1)),
-        tables: starts.len() as u64,
+        tables: tables as u64,
     };
     let (tables, names) =
         walk(&buf, prelude.body, prelude.depth, cfg).map_err(|e| e.in_part(PART))?;

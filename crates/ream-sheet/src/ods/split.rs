@@ -3,8 +3,6 @@
 //! * [`read_prelude`] walks the document up to `<office:spreadsheet>`,
 //!   collecting the automatic table styles that hide a sheet
 //!   (`table:display="false"`); a DTD is refused here, before any work.
-//! * [`table_starts`] finds every `<table:table` start tag (`starts.rs`):
-//!   these are the candidate sheets handed to the pool.
 //! * [`outline_step`] is the one walk over the top level of the
 //!   spreadsheet, shared by every read (whole part, window, listing): a
 //!   table found there is a sheet, one inside another element (a nested
@@ -172,14 +170,4 @@ fn read_table_styles(
             _ => {}
         }
     }
-}
-
-/// Offsets of every `<table:table` start tag at or after `from` (the
-/// candidate sheets). Rejects `<table:table-row` and the like by the byte
-/// after the name.
-pub(crate) fn table_starts(buf: &[u8], from: usize) -> Vec<usize> {
-    let hay = buf.get(from..).unwrap_or_default();
-    let mut starts = Vec::new();
-    super::starts::each_table_start(hay, |i| starts.push(from + i));
-    starts
 }

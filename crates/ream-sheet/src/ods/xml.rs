@@ -6,11 +6,6 @@
 use crate::error::Error;
 use ream_xml::{Tag, XmlError};
 
-/// The attributes of `tag` with prefixes kept.
-pub(crate) fn qattrs<'a>(tag: &Tag<'a>) -> ream_xml::QualifiedAttrs<'a> {
-    tag.qualified_attributes()
-}
-
 /// The raw value of the attribute with local name `local` (any prefix).
 pub(crate) fn attr<'a>(tag: &Tag<'a>, local: &[u8]) -> Option<&'a [u8]> {
     tag.attributes().find(|(n, _)| *n == local).map(|(_, v)| v)
