@@ -12,7 +12,7 @@ use super::values::{
 use super::xml::{attr_string, bad_value, shift, xml_err};
 use crate::cell_text::span_bits;
 use crate::error::{Error, Result};
-use crate::model::{CellError, CellRange, Comment, DateKind, Hyperlink};
+use crate::model::{CellError, CellRange, Comment, Hyperlink};
 use crate::store::{
     AUX_FORMULA, FormulaRec, RawCell, T_BOOL, T_DATE, T_EMPTY, T_ERROR, T_INLINE, T_NUMBER,
     date_kind_code,
@@ -354,6 +354,36 @@ fn plain_paragraph(buf: &[u8], from: usize) -> Option<(usize, &[u8], usize)> {
     Some((text_at, buf.get(text_at..close_at)?, close_at + 9 + end_len))
 }
 
+/// The number, boolean, date or time of `a` as (tag, aux, bits): `None`
+/// without its value attribute (or for other types), `Err` with the raw
+/// value (trimmed for a number) when it does not decode.
+#[inline(always)]
+fn scalar<'a>(a: &CellAttrs<'a>) -> std::result::Result<Option<(u8, u8, u64)>, &'a [u8]> {
+    let date = |serial: f64, kind| Ok(Some((T_DATE, date_kind_code(kind), serial.to_bits())));
+    match (a.vt, a.value, a.boolean, a.date, a.time) {
+        (ValueType::Number, Some(raw), ..) => {
+            let raw = ream_xml::trim_xml_ws(raw);
+            match crate::cell_scan::parse_number(raw) {
+                Some(n) => Ok(Some((T_NUMBER, 0, n.to_bits()))),
+                None => Err(raw),
+            }
+        }
+        (ValueType::Bool, _, Some(raw), ..) => match parse_bool(raw) {
+            Some(b) => Ok(Some((T_BOOL, 0, u64::from(b)))),
+            None => Err(raw),
+        },
+        (ValueType::Date, .., Some(raw), _) => match parse_date(raw) {
+            Some((serial, kind)) => date(serial, kind),
+            None => Err(raw),
+        },
+        (ValueType::Time, .., Some(raw)) => match parse_duration(raw) {
+            Some(secs) => date(secs / 86_400.0, duration_kind(secs / 86_400.0)),
+            None => Err(raw),
+        },
+        _ => Ok(None),
+    }
+}
+
 /// Where a cell's paragraphs go.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Sink {
@@ -547,22 +577,8 @@ impl<'a> TableParser<'a> {
             },
         };
         let arena_start = self.out.store.arena.len();
-        let value = match (a.vt, a.value, a.date, a.boolean) {
-            (ValueType::Number, Some(raw), ..) => {
-                match crate::cell_scan::parse_number(ream_xml::trim_xml_ws(raw)) {
-                    Some(n) => Some((T_NUMBER, 0, n.to_bits())),
-                    None => return Ok(None),
-                }
-            }
-            (ValueType::Date, _, Some(raw), _) => match parse_date(raw) {
-                Some((serial, kind)) => Some((T_DATE, date_kind_code(kind), serial.to_bits())),
-                None => return Ok(None),
-            },
-            (ValueType::Bool, .., Some(raw)) => match parse_bool(raw) {
-                Some(b) => Some((T_BOOL, 0, u64::from(b))),
-                None => return Ok(None),
-            },
-            (ValueType::String, ..) => {
+        let value = match a.vt {
+            ValueType::String => {
                 // `office:string-value` wins over the paragraph.
                 let text = a.string.unwrap_or(text);
                 if !is_plain_short(text) {
@@ -578,8 +594,10 @@ impl<'a> TableParser<'a> {
                     }
                 }
             }
-            (ValueType::Time, ..) => return Ok(None),
-            _ => None,
+            _ => match scalar(a) {
+                Ok(v) => v,
+                Err(_) => return Ok(None),
+            },
         };
         match (value, a.formula) {
             (Some(v), None) => self.store_one(v, tag.start)?,
@@ -685,43 +703,18 @@ impl<'a> TableParser<'a> {
                 .code();
             return Ok(Some((T_ERROR, code, 0)));
         }
-        let date =
-            |serial: f64, kind: DateKind| Some((T_DATE, date_kind_code(kind), serial.to_bits()));
         let value = match a.vt {
-            ValueType::None => None,
-            ValueType::Number => match a.value {
-                None => None,
-                Some(raw) => {
-                    let raw = ream_xml::trim_xml_ws(raw);
-                    let n = crate::cell_scan::parse_number(raw)
-                        .ok_or_else(|| bad_value("number", raw, at))?;
-                    Some((T_NUMBER, 0, n.to_bits()))
-                }
-            },
-            ValueType::Bool => match a.boolean {
-                None => None,
-                Some(raw) => {
-                    let b = parse_bool(raw).ok_or_else(|| bad_value("boolean", raw, at))?;
-                    Some((T_BOOL, 0, u64::from(b)))
-                }
-            },
-            ValueType::Date => match a.date.map(|raw| (raw, parse_date(raw))) {
-                None => None,
-                Some((_, Some((serial, kind)))) => date(serial, kind),
-                Some((raw, None)) => self.raw_string(raw, arena_start, at)?,
-            },
-            ValueType::Time => match a.time.map(|raw| (raw, parse_duration(raw))) {
-                None => None,
-                Some((_, Some(secs))) => {
-                    let serial = secs / 86_400.0;
-                    date(serial, duration_kind(serial))
-                }
-                Some((raw, None)) => self.raw_string(raw, arena_start, at)?,
-            },
             ValueType::String => match (a.string, sink) {
                 (Some(raw), _) => self.raw_string(raw, arena_start, at)?,
                 (None, Sink::Arena) => self.finish_text(arena_start, at)?,
                 _ => None,
+            },
+            vt => match scalar(a) {
+                Ok(v) => v,
+                Err(raw) if vt == ValueType::Number => return Err(bad_value("number", raw, at)),
+                Err(raw) if vt == ValueType::Bool => return Err(bad_value("boolean", raw, at)),
+                // A date or time that does not parse is kept as text.
+                Err(raw) => self.raw_string(raw, arena_start, at)?,
             },
         };
         match (value, a.formula) {
@@ -997,8 +990,154 @@ impl<'a> TableParser<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::table::{GRID_COLS, GRID_ROWS, ParsedTable, TableCfg, TableParser};
     use super::find2;
+    use crate::options::Limits;
     use proptest::prelude::*;
+    use ream_xml::TagKind;
+
+    /// What a parser holds after one cell, for comparing two of them.
+    type State = (
+        Vec<crate::store::RawCell>,
+        Vec<u8>,
+        u64,
+        bool,
+        u64,
+        Vec<crate::store::FormulaRec>,
+        u64,
+    );
+
+    fn state(p: &TableParser<'_>) -> State {
+        (
+            p.out.store.cells.clone(),
+            p.out.store.arena.clone(),
+            p.col,
+            p.w.clipped,
+            p.w.used,
+            p.out.store.formulas.clone(),
+            p.w.formula_bytes,
+        )
+    }
+
+    fn parser<'a>(buf: &'a [u8], limits: &'a Limits, at: (u64, u64)) -> TableParser<'a> {
+        let cfg = TableCfg {
+            limits,
+            depth_left: 16,
+            tables: 1,
+        };
+        let mut p = TableParser::new(buf, cfg, ParsedTable::default());
+        (p.w.row, p.col) = at;
+        p
+    }
+
+    /// The cell at 0 as the row walker reads it (`plain` true), or with
+    /// the plain path left out.
+    fn read(p: &mut TableParser<'_>, plain: bool) -> crate::error::Result<usize> {
+        if plain && let Some(end) = p.fast_cell(0, 1)? {
+            return Ok(end);
+        }
+        let mut a = super::CellAttrs::new();
+        if !plain && let Some(tag) = p.locate(super::scan_cell_tag(p.buf, 0, &mut a))? {
+            let res = p.cell_inner(&tag, &a, 1);
+            return p.locate(res);
+        }
+        let t = p.next(0, "cell")?;
+        match t.kind {
+            TagKind::Start | TagKind::Empty => p.cell(&t, 1),
+            _ => Ok(t.end),
+        }
+    }
+
+    /// Attributes as `name="value"`, from each name with its `|`-separated
+    /// values, and a few odd shapes.
+    fn attribute() -> impl Strategy<Value = String> {
+        let mut all = vec![
+            "office:value-type='float'".to_owned(),
+            "office:value=\"1".to_owned(),
+        ];
+        for (name, values) in [
+            (
+                "office:value-type",
+                "float|string|date|boolean|time|percentage|currency|floaty",
+            ),
+            ("office:value", "276455|-2.5e3| 7 |abc||1e999"),
+            (
+                "office:date-value",
+                "2016-09-15|2016-09-15T10:20:30|1899-12-30|yesterday",
+            ),
+            ("office:boolean-value", "true|FALSE|maybe"),
+            ("office:time-value", "PT1H|PT25H|later"),
+            ("office:string-value", "s||a&amp;b|a&bogus;|INDIA"),
+            ("table:style-name", "ce1"),
+            ("calcext:value-type", "float|error"),
+            ("table:number-columns-repeated", "3"),
+            ("table:number-columns-spanned", "2"),
+            (
+                "table:formula",
+                "of:=1|of:=[.A3]+[.F3]|=SUM(my_range)|of:=&quot;a&quot;|of:=&bogus;|of:=\u{e9}|of:=",
+            ),
+            ("foo:value", "9"),
+        ] {
+            all.extend(values.split('|').map(|v| format!("{name}=\"{v}\"")));
+        }
+        prop::sample::select(all)
+    }
+
+    fn body() -> impl Strategy<Value = String> {
+        let text = prop::sample::select(vec![
+            "golf",
+            "",
+            "a&amp;b",
+            "a&bogus;b",
+            "x\r\ny",
+            "\u{fc}n\u{ef}",
+            "twenty characters!!",
+            "#VALUE!",
+            "seventeen chars!!",
+        ]);
+        (0..6usize, text).prop_map(|(k, t)| match k {
+            0 => "/>".to_owned(),
+            1 | 2 => format!("><text:p>{t}</text:p></table:table-cell>"),
+            3 => "></table:table-cell>".to_owned(),
+            4 => format!("><text:p>{t}</text:p><text:p>b</text:p></table:table-cell>"),
+            _ => format!("><text:p>{t}</text:p></table:covered-table-cell>"),
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20000))]
+        /// The plain path gives the general path's cell, end and error.
+        #[test]
+        fn plain_cells_read_as_the_general_path_reads_them(
+            attrs in prop::collection::vec((attribute(), prop::sample::select(vec![" ", " ", "  ", "\n"])), 0..5),
+            body in body(),
+            row in prop::sample::select(vec![0, 7, GRID_ROWS - 1, GRID_ROWS]),
+            col in prop::sample::select(vec![0, 3, GRID_COLS - 1, GRID_COLS]),
+            max_cells in prop::sample::select(vec![0u64, 1, 1 << 20]),
+            max_chars in prop::sample::select(vec![3usize, 1 << 20]),
+            max_formula in prop::sample::select(vec![0u64, 8, 1 << 20]),
+        ) {
+            let mut xml = String::from("<table:table-cell");
+            for (a, sep) in &attrs {
+                xml.push_str(sep);
+                xml.push_str(a);
+            }
+            xml.push_str(&body);
+            xml.push_str("</table:table-row>");
+            let buf = xml.as_bytes();
+            let limits = Limits {
+                max_cells_per_sheet: max_cells,
+                max_string_chars: max_chars,
+                max_formula_bytes: max_formula,
+                ..Limits::default()
+            };
+            let mut fast = parser(buf, &limits, (row, col));
+            let mut slow = parser(buf, &limits, (row, col));
+            let (got, want) = (read(&mut fast, true), read(&mut slow, false));
+            prop_assert_eq!(got.map_err(|e| e.to_string()), want.map_err(|e| e.to_string()), "{}", xml);
+            prop_assert_eq!(state(&fast), state(&slow), "{}", xml);
+        }
+    }
 
     proptest! {
         #[test]

@@ -10,7 +10,7 @@
 //!   read, anything else is skipped.
 
 use super::names::{RawName, read_named_expressions};
-use super::xml::{attr, attr_string, next, shift, xml_err};
+use super::xml::{attr, attr_string, each_descendant, next, shift, xml_err};
 use crate::error::{Error, ErrorKind, Result};
 use crate::pipeline::window::Window;
 use ream_xml::{Tag, TagKind, next_tag, skip_element};
@@ -134,40 +134,17 @@ fn read_table_styles(
     hidden: &mut Vec<String>,
     scratch: &mut Vec<u8>,
 ) -> Result<usize> {
-    let mut pos = from;
-    let mut depth: u32 = 1;
     let mut current: Option<&[u8]> = None;
-    loop {
-        let tag = next(buf, pos, "content.xml ends inside office:automatic-styles")?;
-        pos = tag.end;
-        match tag.kind {
-            TagKind::Start | TagKind::Empty => {
-                if tag.name == b"style" {
-                    current = attr(&tag, b"name");
-                } else if tag.name == b"table-properties"
-                    && attr(&tag, b"display") == Some(b"false")
-                    && let Some(name) = current
-                {
-                    let name =
-                        attr_string(name, scratch).map_err(|e| xml_err(shift(e, tag.start)))?;
-                    hidden.push(name);
-                }
-                if tag.kind == TagKind::Start {
-                    depth += 1;
-                    if depth > depth_left {
-                        return Err(
-                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
-                        );
-                    }
-                }
-            }
-            TagKind::End => {
-                depth -= 1;
-                if depth == 0 {
-                    return Ok(pos);
-                }
-            }
-            _ => {}
+    let what = "content.xml ends inside office:automatic-styles";
+    each_descendant(buf, from, depth_left, what, |tag| {
+        if tag.name == b"style" {
+            current = attr(tag, b"name");
+        } else if tag.name == b"table-properties"
+            && attr(tag, b"display") == Some(b"false")
+            && let Some(name) = current
+        {
+            hidden.push(attr_string(name, scratch).map_err(|e| xml_err(shift(e, tag.start)))?);
         }
-    }
+        Ok(())
+    })
 }

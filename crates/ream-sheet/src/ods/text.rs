@@ -8,7 +8,7 @@
 //! tabs and line breaks. Spans, links and fields are flattened; notes,
 //! ruby text and nested annotations are left out.
 
-use super::xml::{attr, attr_string, next, shift, truncated, xml_err};
+use super::xml::{attr, attr_string, each_descendant, next, shift, truncated, xml_err};
 use crate::error::{Error, Result};
 use crate::model::{Drawing, DrawingKind};
 use memchr::memchr;
@@ -172,50 +172,28 @@ pub(crate) fn read_frame(
     if empty {
         return Ok((None, from));
     }
-    let mut pos = from;
-    let mut depth: u32 = 1;
     let mut found: Option<Drawing> = None;
-    loop {
-        let tag = next(buf, pos, "drawing frame not closed")?;
-        pos = tag.end;
-        match tag.kind {
-            TagKind::Start | TagKind::Empty => {
-                let kind = match tag.name {
-                    b"image" => Some(DrawingKind::Image),
-                    b"object" | b"object-ole" => Some(DrawingKind::Chart),
-                    _ => None,
-                };
-                if let (None, Some(kind), Some(href)) = (&found, kind, attr(&tag, b"href")) {
-                    let href =
-                        attr_string(href, scratch).map_err(|e| xml_err(shift(e, tag.start)))?;
-                    let href = href.trim_start_matches("./").to_string();
-                    let part = match kind {
-                        DrawingKind::Chart => format!("{}/content.xml", href.trim_end_matches('/')),
-                        DrawingKind::Image => href,
-                    };
-                    found = Some(Drawing {
-                        kind,
-                        anchor,
-                        part,
-                        title: None,
-                    });
-                }
-                if tag.kind == TagKind::Start {
-                    depth += 1;
-                    if depth > depth_left {
-                        return Err(
-                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
-                        );
-                    }
-                }
-            }
-            TagKind::End => {
-                depth -= 1;
-                if depth == 0 {
-                    return Ok((found, pos));
-                }
-            }
-            _ => {}
+    let end = each_descendant(buf, from, depth_left, "drawing frame not closed", |tag| {
+        let kind = match tag.name {
+            b"image" => DrawingKind::Image,
+            b"object" | b"object-ole" => DrawingKind::Chart,
+            _ => return Ok(()),
+        };
+        if let (None, Some(href)) = (&found, attr(tag, b"href")) {
+            let href = attr_string(href, scratch).map_err(|e| xml_err(shift(e, tag.start)))?;
+            let href = href.trim_start_matches("./").to_string();
+            let part = match kind {
+                DrawingKind::Chart => format!("{}/content.xml", href.trim_end_matches('/')),
+                DrawingKind::Image => href,
+            };
+            found = Some(Drawing {
+                kind,
+                anchor,
+                part,
+                title: None,
+            });
         }
-    }
+        Ok(())
+    })?;
+    Ok((found, end))
 }

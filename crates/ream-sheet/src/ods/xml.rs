@@ -4,7 +4,7 @@
 //! scanner errors turned into crate errors with absolute offsets.
 
 use crate::error::Error;
-use ream_xml::{Tag, XmlError};
+use ream_xml::{Tag, TagKind, XmlError};
 
 /// The raw value of the attribute with local name `local` (any prefix).
 pub(crate) fn attr<'a>(tag: &Tag<'a>, local: &[u8]) -> Option<&'a [u8]> {
@@ -50,6 +50,45 @@ pub(crate) fn next<'a>(buf: &'a [u8], pos: usize, what: &'static str) -> Result<
     ream_xml::next_tag(buf, pos)
         .map_err(xml_err)?
         .ok_or_else(|| truncated(buf.len(), what))
+}
+
+/// Walks everything inside the element whose start tag ended at `from`,
+/// handing each start or empty tag to `f`; returns the offset past the
+/// element's end tag. `depth_left` bounds the nesting below the element;
+/// running out of tags is [`truncated`] inside `what`.
+pub(crate) fn each_descendant<'a>(
+    buf: &'a [u8],
+    from: usize,
+    depth_left: u32,
+    what: &'static str,
+    mut f: impl FnMut(&Tag<'a>) -> Result<(), Error>,
+) -> Result<usize, Error> {
+    let mut pos = from;
+    let mut depth: u32 = 1;
+    loop {
+        let tag = next(buf, pos, what)?;
+        pos = tag.end;
+        match tag.kind {
+            TagKind::Start | TagKind::Empty => {
+                f(&tag)?;
+                if tag.kind == TagKind::Start {
+                    depth += 1;
+                    if depth > depth_left {
+                        return Err(
+                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
+                        );
+                    }
+                }
+            }
+            TagKind::End => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(pos);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// An error for an attribute value decoded from `raw` at `offset`, with
