@@ -91,7 +91,7 @@ fn apply<'a>(a: &mut CellAttrs<'a>, qname: &[u8], v: &'a [u8], at: usize) -> Res
 
 /// A cell attribute recognised by its full spelling (see [`known_attr`]).
 #[derive(Clone, Copy)]
-enum Known {
+pub(super) enum Known {
     ValueType,
     Value,
     DateValue,
@@ -119,7 +119,7 @@ macro_rules! spelled {
 /// of the tag scan). Anything else goes the general way, with the same
 /// result: [`apply`] maps these names to the same fields.
 #[inline]
-fn known_attr(rest: &[u8]) -> Option<(Known, usize)> {
+pub(super) fn known_attr(rest: &[u8]) -> Option<(Known, usize)> {
     // The prefix first, then one byte picks the only spelling left to
     // compare, each a constant (a compare of variable length becomes a
     // `memcmp` call): against a scan of the nine spellings this saves
@@ -336,7 +336,7 @@ pub(super) fn is_plain_short(text: &[u8]) -> bool {
 /// from `from` (just past the cell's start tag): where the text starts,
 /// the text, and the offset past the cell; `None` for any other shape.
 #[inline(always)]
-fn plain_paragraph(buf: &[u8], from: usize) -> Option<(usize, &[u8], usize)> {
+pub(super) fn plain_paragraph(buf: &[u8], from: usize) -> Option<(usize, &[u8], usize)> {
     const OPEN: &[u8] = b"<text:p>";
     let text_at = from + OPEN.len();
     if !buf.get(from..)?.starts_with(OPEN) {
@@ -428,10 +428,7 @@ impl<'a> TableParser<'a> {
         // them out and in again cost about 30 instructions a cell.
         let mut a = CellAttrs::new();
         let res = match scan_cell_tag(self.buf, pos, &mut a) {
-            Ok(Some(tag)) => match self.plain(&tag, &a) {
-                Ok(None) => self.cell_inner(&tag, &a, depth).map(Some),
-                done => done,
-            },
+            Ok(Some(tag)) => self.cell_inner(&tag, &a, depth).map(Some),
             Ok(None) => Ok(None),
             Err(e) => Err(e),
         };
@@ -552,64 +549,6 @@ impl<'a> TableParser<'a> {
                 ream_xml::unescape_into(text, out).map_err(|e| xml_err(shift(e, text_at)))?;
             }
         }
-        Ok(Some(end))
-    }
-
-    /// The commonest cell settled at once, without the attribute record's
-    /// general reading (sink, children, copies): one copy inside the grid,
-    /// no span or error type, empty or one plain paragraph, a value that
-    /// decodes, no formula or a plain one. `Ok(None)` with nothing stored
-    /// for anything else: the general path then reads the cell from the
-    /// same tag, so results and errors are its own. On seed.ods (callgrind,
-    /// one thread) this takes the open from about 190 M instructions to
-    /// 150 M.
-    #[inline(always)]
-    fn plain(&mut self, tag: &Tag<'a>, a: &CellAttrs<'a>) -> Result<Option<usize>> {
-        let one = a.repeat == 1 && a.cols_spanned == 1 && a.rows_spanned == 1;
-        if !one || a.calc_error || self.w.row >= GRID_ROWS || self.col >= GRID_COLS {
-            return Ok(None);
-        }
-        let (text, end) = match tag.kind {
-            TagKind::Empty => (&b""[..], tag.end),
-            _ => match plain_paragraph(self.buf, tag.end) {
-                Some((_, text, end)) => (text, end),
-                None => return Ok(None),
-            },
-        };
-        let arena_start = self.out.store.arena.len();
-        let value = match a.vt {
-            ValueType::String => {
-                // `office:string-value` wins over the paragraph.
-                let text = a.string.unwrap_or(text);
-                if !is_plain_short(text) {
-                    return Ok(None);
-                }
-                self.out.store.arena.extend_from_slice(text);
-                match self.finish_text(arena_start, tag.start) {
-                    Ok(v) => v,
-                    // Too long, not UTF-8: the general path says so.
-                    Err(_) => {
-                        self.out.store.arena.truncate(arena_start);
-                        return Ok(None);
-                    }
-                }
-            }
-            _ => match scalar(a) {
-                Ok(v) => v,
-                Err(_) => return Ok(None),
-            },
-        };
-        match (value, a.formula) {
-            (Some(v), None) => self.store_one(v, tag.start)?,
-            (Some(v), Some(raw)) if self.store_with_formula(v, raw, tag.start)? => {}
-            (None, None) => self.out.store.arena.truncate(arena_start),
-            // A formula the general path decodes, or one without a value.
-            _ => {
-                self.out.store.arena.truncate(arena_start);
-                return Ok(None);
-            }
-        }
-        self.col += 1;
         Ok(Some(end))
     }
 
@@ -941,7 +880,12 @@ impl<'a> TableParser<'a> {
     /// otherwise. Out of line: inlined, it made the cells without a
     /// formula some 20 instructions dearer (seed.ods, callgrind).
     #[inline(never)]
-    fn store_with_formula(&mut self, v: (u8, u8, u64), raw: &[u8], at: usize) -> Result<bool> {
+    pub(super) fn store_with_formula(
+        &mut self,
+        v: (u8, u8, u64),
+        raw: &[u8],
+        at: usize,
+    ) -> Result<bool> {
         let text = strip_formula_prefix(raw);
         let arena_len = self.out.store.arena.len();
         let (Ok(off), Ok(len)) = (u32::try_from(arena_len), u32::try_from(text.len())) else {
@@ -990,154 +934,8 @@ impl<'a> TableParser<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::table::{GRID_COLS, GRID_ROWS, ParsedTable, TableCfg, TableParser};
     use super::find2;
-    use crate::options::Limits;
     use proptest::prelude::*;
-    use ream_xml::TagKind;
-
-    /// What a parser holds after one cell, for comparing two of them.
-    type State = (
-        Vec<crate::store::RawCell>,
-        Vec<u8>,
-        u64,
-        bool,
-        u64,
-        Vec<crate::store::FormulaRec>,
-        u64,
-    );
-
-    fn state(p: &TableParser<'_>) -> State {
-        (
-            p.out.store.cells.clone(),
-            p.out.store.arena.clone(),
-            p.col,
-            p.w.clipped,
-            p.w.used,
-            p.out.store.formulas.clone(),
-            p.w.formula_bytes,
-        )
-    }
-
-    fn parser<'a>(buf: &'a [u8], limits: &'a Limits, at: (u64, u64)) -> TableParser<'a> {
-        let cfg = TableCfg {
-            limits,
-            depth_left: 16,
-            tables: 1,
-        };
-        let mut p = TableParser::new(buf, cfg, ParsedTable::default());
-        (p.w.row, p.col) = at;
-        p
-    }
-
-    /// The cell at 0 as the row walker reads it (`plain` true), or with
-    /// the plain path left out.
-    fn read(p: &mut TableParser<'_>, plain: bool) -> crate::error::Result<usize> {
-        if plain && let Some(end) = p.fast_cell(0, 1)? {
-            return Ok(end);
-        }
-        let mut a = super::CellAttrs::new();
-        if !plain && let Some(tag) = p.locate(super::scan_cell_tag(p.buf, 0, &mut a))? {
-            let res = p.cell_inner(&tag, &a, 1);
-            return p.locate(res);
-        }
-        let t = p.next(0, "cell")?;
-        match t.kind {
-            TagKind::Start | TagKind::Empty => p.cell(&t, 1),
-            _ => Ok(t.end),
-        }
-    }
-
-    /// Attributes as `name="value"`, from each name with its `|`-separated
-    /// values, and a few odd shapes.
-    fn attribute() -> impl Strategy<Value = String> {
-        let mut all = vec![
-            "office:value-type='float'".to_owned(),
-            "office:value=\"1".to_owned(),
-        ];
-        for (name, values) in [
-            (
-                "office:value-type",
-                "float|string|date|boolean|time|percentage|currency|floaty",
-            ),
-            ("office:value", "276455|-2.5e3| 7 |abc||1e999"),
-            (
-                "office:date-value",
-                "2016-09-15|2016-09-15T10:20:30|1899-12-30|yesterday",
-            ),
-            ("office:boolean-value", "true|FALSE|maybe"),
-            ("office:time-value", "PT1H|PT25H|later"),
-            ("office:string-value", "s||a&amp;b|a&bogus;|INDIA"),
-            ("table:style-name", "ce1"),
-            ("calcext:value-type", "float|error"),
-            ("table:number-columns-repeated", "3"),
-            ("table:number-columns-spanned", "2"),
-            (
-                "table:formula",
-                "of:=1|of:=[.A3]+[.F3]|=SUM(my_range)|of:=&quot;a&quot;|of:=&bogus;|of:=\u{e9}|of:=",
-            ),
-            ("foo:value", "9"),
-        ] {
-            all.extend(values.split('|').map(|v| format!("{name}=\"{v}\"")));
-        }
-        prop::sample::select(all)
-    }
-
-    fn body() -> impl Strategy<Value = String> {
-        let text = prop::sample::select(vec![
-            "golf",
-            "",
-            "a&amp;b",
-            "a&bogus;b",
-            "x\r\ny",
-            "\u{fc}n\u{ef}",
-            "twenty characters!!",
-            "#VALUE!",
-            "seventeen chars!!",
-        ]);
-        (0..6usize, text).prop_map(|(k, t)| match k {
-            0 => "/>".to_owned(),
-            1 | 2 => format!("><text:p>{t}</text:p></table:table-cell>"),
-            3 => "></table:table-cell>".to_owned(),
-            4 => format!("><text:p>{t}</text:p><text:p>b</text:p></table:table-cell>"),
-            _ => format!("><text:p>{t}</text:p></table:covered-table-cell>"),
-        })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(20000))]
-        /// The plain path gives the general path's cell, end and error.
-        #[test]
-        fn plain_cells_read_as_the_general_path_reads_them(
-            attrs in prop::collection::vec((attribute(), prop::sample::select(vec![" ", " ", "  ", "\n"])), 0..5),
-            body in body(),
-            row in prop::sample::select(vec![0, 7, GRID_ROWS - 1, GRID_ROWS]),
-            col in prop::sample::select(vec![0, 3, GRID_COLS - 1, GRID_COLS]),
-            max_cells in prop::sample::select(vec![0u64, 1, 1 << 20]),
-            max_chars in prop::sample::select(vec![3usize, 1 << 20]),
-            max_formula in prop::sample::select(vec![0u64, 8, 1 << 20]),
-        ) {
-            let mut xml = String::from("<table:table-cell");
-            for (a, sep) in &attrs {
-                xml.push_str(sep);
-                xml.push_str(a);
-            }
-            xml.push_str(&body);
-            xml.push_str("</table:table-row>");
-            let buf = xml.as_bytes();
-            let limits = Limits {
-                max_cells_per_sheet: max_cells,
-                max_string_chars: max_chars,
-                max_formula_bytes: max_formula,
-                ..Limits::default()
-            };
-            let mut fast = parser(buf, &limits, (row, col));
-            let mut slow = parser(buf, &limits, (row, col));
-            let (got, want) = (read(&mut fast, true), read(&mut slow, false));
-            prop_assert_eq!(got.map_err(|e| e.to_string()), want.map_err(|e| e.to_string()), "{}", xml);
-            prop_assert_eq!(state(&fast), state(&slow), "{}", xml);
-        }
-    }
 
     proptest! {
         #[test]

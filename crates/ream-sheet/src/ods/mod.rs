@@ -46,6 +46,7 @@ mod chunks;
 mod lazy;
 mod load;
 mod names;
+mod plain;
 mod split;
 mod starts;
 mod stream;

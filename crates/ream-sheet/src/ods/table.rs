@@ -719,6 +719,9 @@ impl<'a> TableParser<'a> {
                         pos += 18;
                         break;
                     }
+                } else if let Some(end) = self.plain_cell(pos)? {
+                    pos = end;
+                    continue;
                 } else if let Some(end) = self.fast_cell(pos, depth + 1)? {
                     pos = end;
                     continue;

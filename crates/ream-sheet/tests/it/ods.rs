@@ -1288,3 +1288,43 @@ fn text_details_and_attribute_spellings() {
     assert_eq!(cells(&other), want);
     assert_eq!(cells(&usual.replace('"', "'")), want);
 }
+
+/// Row chunks cut at many places (chunk sizes from 1 KiB on) give the
+/// serial read: hidden columns and rows, spans, comments, links, frames,
+/// formulas, repeats, grid clipping, header rows and row groups.
+#[test]
+fn chunk_cuts_anywhere_give_the_serial_table() {
+    let cell =
+        |v: &str| format!(r#"<table:table-cell office:value-type="float" office:value="{v}"/>"#);
+    let mut rows = format!(
+        "<table:table-column table:visibility=\"collapse\"/><table:table-header-rows><table:table-row>{}</table:table-row></table:table-header-rows>",
+        cell("1")
+    );
+    for k in 0..12 {
+        rows += &[
+            format!(r#"<table:table-row table:visibility="collapse"><table:table-cell office:value-type="string" table:number-columns-spanned="2"><text:p>s&amp;t{k}</text:p></table:table-cell><table:covered-table-cell/>{}</table:table-row>"#, cell("2")),
+            r#"<table:table-row table:number-rows-repeated="3"><table:table-cell table:formula="of:=1+1" office:value-type="float" office:value="2"><office:annotation><dc:creator>A</dc:creator><text:p>c</text:p></office:annotation></table:table-cell></table:table-row>"#.to_string(),
+            "<table:table-row table:number-rows-repeated=\"5\"><table:table-cell/></table:table-row>".to_string(),
+            format!("<table:table-row-group><table:table-row>{}</table:table-row><table:table-row>{}</table:table-row></table:table-row-group>", cell("3"), cell("4")),
+            r#"<table:table-row><table:table-cell office:value-type="string"><text:p><text:a xlink:href="http://x/">l</text:a></text:p><draw:frame><draw:image xlink:href="Pictures/i.png"/></draw:frame></table:table-cell></table:table-row>"#.to_string(),
+            format!("<table:table-row>{}{}</table:table-row>", cell("6"), cell("7")),
+            format!(r#"<table:table-row table:visibility="collapse" table:number-rows-repeated="4">{}</table:table-row>"#, cell("8")),
+        ]
+        .concat();
+    }
+    rows += r#"<table:table-row table:number-rows-repeated="1048500"><table:table-cell/></table:table-row>"#;
+    rows += &format!("<table:table-row>{}</table:table-row>", cell("9"));
+    rows += r#"<table:named-expressions><table:named-range table:name="N" table:cell-range-address="$T.$A$1"/></table:named-expressions>"#;
+    let bytes = package(&content("", &table("T", &rows)));
+    let serial = dump(&Workbook::from_bytes(bytes.clone(), &serial_opts()).unwrap());
+    for chunk in (1 << 10..6 << 10).step_by(256) {
+        for threads in [2, 3] {
+            let opts = OpenOptions::new()
+                .threads(threads)
+                .tune_chunk_bytes(chunk)
+                .tune_stream_block(1 << 10);
+            let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+            assert_eq!(dump(&wb), serial, "chunk_bytes={chunk} threads={threads}");
+        }
+    }
+}
