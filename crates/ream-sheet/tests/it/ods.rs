@@ -1300,7 +1300,7 @@ fn chunk_cuts_anywhere_give_the_serial_table() {
         "<table:table-column table:visibility=\"collapse\"/><table:table-header-rows><table:table-row>{}</table:table-row></table:table-header-rows>",
         cell("1")
     );
-    for k in 0..12 {
+    for k in 0..300 {
         rows += &[
             format!(r#"<table:table-row table:visibility="collapse"><table:table-cell office:value-type="string" table:number-columns-spanned="2"><text:p>s&amp;t{k}</text:p></table:table-cell><table:covered-table-cell/>{}</table:table-row>"#, cell("2")),
             r#"<table:table-row table:number-rows-repeated="3"><table:table-cell table:formula="of:=1+1" office:value-type="float" office:value="2"><office:annotation><dc:creator>A</dc:creator><text:p>c</text:p></office:annotation></table:table-cell></table:table-row>"#.to_string(),
@@ -1317,7 +1317,8 @@ fn chunk_cuts_anywhere_give_the_serial_table() {
     rows += r#"<table:named-expressions><table:named-range table:name="N" table:cell-range-address="$T.$A$1"/></table:named-expressions>"#;
     let bytes = package(&content("", &table("T", &rows)));
     let serial = dump(&Workbook::from_bytes(bytes.clone(), &serial_opts()).unwrap());
-    for chunk in (1 << 10..6 << 10).step_by(256) {
+    let mut chunked = 0;
+    for chunk in (1 << 10..48 << 10).step_by(1536) {
         for threads in [2, 3] {
             let opts = OpenOptions::new()
                 .threads(threads)
@@ -1325,6 +1326,9 @@ fn chunk_cuts_anywhere_give_the_serial_table() {
                 .tune_stream_block(1 << 10);
             let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
             assert_eq!(dump(&wb), serial, "chunk_bytes={chunk} threads={threads}");
+            chunked += wb.stats().chunks;
         }
     }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(cores < 2 || chunked > 0);
 }
