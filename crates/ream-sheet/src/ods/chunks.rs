@@ -93,49 +93,44 @@ fn append(out: &mut ParsedTable, t: ParsedTable, offset: u64, clipped: &mut bool
         let abs = u64::from(r) + offset;
         (abs < GRID_ROWS).then_some(abs as u32)
     };
-    for mut c in t.store.cells {
-        let Some(row) = row_of(c.row) else {
-            *clipped = true;
-            continue;
-        };
-        c.row = row;
-        if c.tag == T_INLINE {
-            c.bits += base32 << 32;
-        }
-        out.store.cells.push(c);
-    }
-    for mut f in t.store.formulas {
-        let Some(row) = row_of(f.row) else { continue };
-        f.row = row;
-        f.off += base32 as u32;
-        out.store.formulas.push(f);
-    }
-    for mut m in t.merged {
-        let Some(row) = row_of(m.first_row) else {
-            *clipped = true;
-            continue;
-        };
-        m.first_row = row;
+    // The same, noting what the grid drops.
+    let dropped = std::cell::Cell::new(false);
+    let shift = |r: u32| {
+        let row = row_of(r);
+        dropped.set(dropped.get() || row.is_none());
+        row
+    };
+    out.store
+        .cells
+        .extend(t.store.cells.into_iter().filter_map(|mut c| {
+            c.row = shift(c.row)?;
+            if c.tag == T_INLINE {
+                c.bits += base32 << 32;
+            }
+            Some(c)
+        }));
+    out.store
+        .formulas
+        .extend(t.store.formulas.into_iter().filter_map(|mut f| {
+            (f.row, f.off) = (row_of(f.row)?, f.off + base32 as u32);
+            Some(f)
+        }));
+    out.merged.extend(t.merged.into_iter().filter_map(|mut m| {
+        m.first_row = shift(m.first_row)?;
         m.last_row = (u64::from(m.last_row) + offset).min(GRID_ROWS - 1) as u32;
-        out.merged.push(m);
-    }
-    for mut c in t.comments {
-        let Some(row) = row_of(c.row) else {
-            *clipped = true;
-            continue;
-        };
-        c.row = row;
-        out.comments.push(c);
-    }
-    for mut l in t.hyperlinks {
-        let Some(row) = row_of(l.range.first_row) else {
-            *clipped = true;
-            continue;
-        };
-        l.range.first_row = row;
-        l.range.last_row = row;
-        out.hyperlinks.push(l);
-    }
+        Some(m)
+    }));
+    out.comments
+        .extend(t.comments.into_iter().filter_map(|mut c| {
+            c.row = shift(c.row)?;
+            Some(c)
+        }));
+    out.hyperlinks
+        .extend(t.hyperlinks.into_iter().filter_map(|mut l| {
+            l.range.first_row = shift(l.range.first_row)?;
+            l.range.last_row = l.range.first_row;
+            Some(l)
+        }));
     for mut d in t.drawings {
         if let Some((r, c)) = d.anchor {
             let Some(row) = row_of(r) else { continue };
@@ -143,6 +138,7 @@ fn append(out: &mut ParsedTable, t: ParsedTable, offset: u64, clipped: &mut bool
         }
         out.drawings.push(d);
     }
+    *clipped |= dropped.get();
     out.names.extend(t.names);
     out.warnings.extend(t.warnings);
     out.end = t.end;

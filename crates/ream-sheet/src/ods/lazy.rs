@@ -1,26 +1,18 @@
-//! The ODS open without cells (`load_cells(false)`): one pass over
-//! `content.xml` in constant memory that lists the sheets (name,
-//! visibility, where each starts) and the named expressions, so that
+//! The ODS open without cells (`load_cells(false)`): one constant-memory
+//! pass over `content.xml` that lists the sheets (name, visibility, start
+//! offset) and the named expressions, so that
 //! [`Workbook::rows`](crate::Workbook::rows) can stream any sheet later
-//! (`stream.rs`).
-//!
-//! The pass is the loaded read's walk on the same window: the outline
-//! (`split::outline_step`), and each table block by block
-//! (`stream::Cutter`, `table::parse_block_into`) in its listing mode,
-//! which skips rows with two byte searches instead of reading their cells
-//! (`table::RowSkip`; see BENCHMARKS.md).
+//! (`stream.rs`). It is the loaded read's walk on the same window, tables
+//! in listing mode (rows skipped by byte search, `table::RowSkip`).
 //!
 //! With [`OpenOptions::sheets_needed`] (or
 //! [`OpenOptions::sheet_needed_named`]) the pass stops at the start of the
-//! last sheet wanted and leaves its window for the first `rows` call, so
-//! the head of the first sheet costs a few blocks of inflating instead of
-//! the whole part (giant.ods: `ream cat --n-rows 10` 0.02 s against
-//! 0.64-0.80 s).
+//! last sheet wanted and leaves its window for the first `rows` call
+//! (giant.ods: `ream cat --n-rows 10` 0.02 s against 0.64-0.80 s).
 //!
-//! Errors inside tables are reported when the sheet is read, not here
-//! (this pass checks only what it walks); a table's repeat budget is
-//! `max_cells_per_sheet` shared by the top-level tables (the loaded open
-//! also counts tables nested in cells, so it can be stricter).
+//! Errors inside tables are reported when the sheet is read; a table's
+//! repeat budget is `max_cells_per_sheet` shared by the top-level tables
+//! (the loaded open also counts nested tables, so it can be stricter).
 
 use super::names::RawName;
 use super::split::{Outline, outline_step, window_prelude};

@@ -1,32 +1,22 @@
 //! The loaded ODS open: `content.xml` read in one pass over the
-//! pipeline's sliding window (`crate::pipeline`), whatever the thread
-//! count, so the XML in memory is one window plus the units in flight.
+//! pipeline's sliding window (`crate::pipeline`) at every thread count.
 //!
-//! This thread inflates and walks the outline (the top level of
-//! `office:spreadsheet`: tables, named expressions, anything else
-//! skipped). A table is handed to the pool's parsers in units: a table of
-//! [`SEND_MIN`] bytes or more whose successor already starts in the
-//! window goes whole, a longer one is cut at `<table:table-row` starts
-//! into row chunks of `chunk_bytes` (4 MiB by default, rows relative to
-//! the chunk), and the rest of a table is parsed here, on the window.
-//! Chunks are joined in order (`chunks::Stitcher`). With one parser
-//! (`threads` 1) nothing is handed over: every table is parsed in place,
-//! block by block (`table::parse_block_into`). Blocks stop at 512 KiB
-//! (still in the core's cache when parsed) until a table is cut into row
-//! chunks, and then grow to 4 MiB.
+//! This thread inflates and walks the outline. A table of [`SEND_MIN`]
+//! bytes or more whose successor already starts in the window goes to the
+//! pool whole; a longer one is cut at `<table:table-row` starts into row
+//! chunks of `chunk_bytes` (4 MiB by default), joined in order
+//! (`chunks::Stitcher`); the rest is parsed here, block by block
+//! (`table::parse_block_into`; blocks of 512 KiB, 4 MiB once a table is
+//! cut). With one parser every table is parsed here.
 //!
-//! The result must be the whole-part read's (`mod.rs`), so this read
-//! gives up on anything unusual: any error at all, a unit (skipped
-//! element, named expressions, the prelude, a row) longer than
-//! [`MAX_SPAN`], or more than `MAX_TABLES` table candidates; the caller
-//! then reads the part whole and reports that read's error. Where a chunk
-//! cannot stand alone (a cut inside a row group or a nested table,
-//! anything but white space between a table sent whole and the next) the
-//! part is read again with every table parsed in place. The repeat budget
-//! of a table depends on the number of `<table:table` candidates in the
-//! whole part, known only at its end: tables are walked with the count so
-//! far (a larger, more permissive budget) and checked against the final
-//! count when finished, as the whole-part read checks them.
+//! The result must be the whole-part read's (`mod.rs`), so this read gives
+//! up on anything unusual (any error, a unit longer than [`MAX_SPAN`],
+//! more than `MAX_TABLES` candidates) and the caller reads the part whole.
+//! Where chunks cannot stand alone (a cut in a row group or nested table,
+//! more than white space after a table sent whole) the part is read again
+//! with every table parsed here. Tables are walked with the repeat budget
+//! of the `<table:table` candidates counted so far (more permissive) and
+//! checked against the final count when finished.
 
 use super::chunks::Stitcher;
 use super::names::RawName;
@@ -173,23 +163,10 @@ impl<'l> Reader<'_, '_, 'l> {
         (self.count <= MAX_TABLES as u64).then_some(())
     }
 
-    /// Parses the table whose start tag is at `start` in the window, block
-    /// by block, with the repeat budget of the tables counted so far.
-    /// Returns it unfinished and the position past its end tag.
-    fn table(&mut self, start: usize, cfg: &dyn Fn(u64) -> TableCfg<'l>) -> Option<Got> {
-        if let Some((pool, target)) = self.pool {
-            return self.table_in_chunks(start, cfg, pool, target);
-        }
-        let (p, end) = self.table_serial(start, cfg)?;
-        Some(Got::Done(Box::new(p), end))
-    }
-
-    /// [`table`](Self::table) parsed on this thread, block by block.
-    fn table_serial(
-        &mut self,
-        start: usize,
-        cfg: &dyn Fn(u64) -> TableCfg<'l>,
-    ) -> Option<(Partial, usize)> {
+    /// Parses the table whose start tag is at `start` in the window on this
+    /// thread, block by block, with the repeat budget of the tables counted
+    /// so far. Returns it unfinished and the position past its end tag.
+    fn table_serial(&mut self, start: usize, cfg: &dyn Fn(u64) -> TableCfg<'l>) -> Option<Got> {
         let mut pos = start;
         let mut carry = Carry::default();
         let mut out = ParsedTable::default();
@@ -205,7 +182,7 @@ impl<'l> Reader<'_, '_, 'l> {
                     table: out,
                     walk: carry,
                 };
-                return Some((p, pos));
+                return Some(Got::Done(Box::new(p), pos));
             }
             self.advance(&mut pos)?;
         }
@@ -213,7 +190,7 @@ impl<'l> Reader<'_, '_, 'l> {
 }
 
 impl<'l> Reader<'_, '_, 'l> {
-    /// [`table`](Self::table) with other parsers: the rows are cut into
+    /// [`table_serial`](Self::table_serial) with other parsers: the rows are cut into
     /// owned chunks of about `target` bytes at row starts and parsed by
     /// the pool (or here, under back-pressure) while this thread inflates
     /// on; the rest of the table is parsed here, on the window, once its
@@ -265,9 +242,7 @@ impl<'l> Reader<'_, '_, 'l> {
                 // already waits for a parser this thread parses the next
                 // one itself, from the window (no copy).
                 (_, Some(upto)) if upto.saturating_sub(pos) < SEND_MIN || pool.queued() > 0 => {
-                    return self
-                        .table_serial(pos, cfg)
-                        .map(|(p, end)| Got::Done(Box::new(p), end));
+                    return self.table_serial(pos, cfg);
                 }
                 (_, Some(upto)) => {
                     self.send(pool, cfg(self.count), (key, 0), pos..upto, budget)?;
@@ -472,16 +447,18 @@ fn read_from<'l>(
         let step = outline_step(r.w.data(), pos, child_left, &mut names, &mut scratch);
         match step {
             Ok(Outline::At(p)) => pos = p,
-            Ok(Outline::Table(tag)) => match r.table(tag.start, &cfg)? {
-                Got::Done(p, end) => {
-                    partials.push(Some(*p));
-                    pos = end;
-                }
-                Got::Sent(next) => {
-                    partials.push(None);
-                    pos = next;
-                }
-            },
+            Ok(Outline::Table(tag)) => {
+                let got = match r.pool {
+                    Some((pool, target)) => r.table_in_chunks(tag.start, &cfg, pool, target),
+                    None => r.table_serial(tag.start, &cfg),
+                };
+                let (p, next) = match got? {
+                    Got::Done(p, end) => (Some(*p), end),
+                    Got::Sent(next) => (None, next),
+                };
+                partials.push(p);
+                pos = next;
+            }
             Ok(Outline::End) => break,
             Err(e) if e.truncated => r.advance(&mut pos)?,
             Err(_) => return None,

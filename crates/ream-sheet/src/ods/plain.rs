@@ -1,20 +1,15 @@
 //! The plainest and commonest cell read in one pass, ahead of the general
 //! cell reader (`cell.rs`): a `<table:table-cell` whose attributes are
-//! only the ones LibreOffice writes on an ordinary value (value type,
-//! `office:value`, `office:date-value`, `office:boolean-value`,
-//! `office:string-value`, a plain ASCII `table:formula`, the style,
-//! `calcext:value-type`), each after one space, and that is empty (`/>`)
-//! or holds one plain paragraph closed by the cell's end tag.
+//! LibreOffice's spellings (`cell::known_attr`) of a value, a plain ASCII
+//! formula, the style and `calcext:value-type`, each after one space, and
+//! that is empty or holds one plain paragraph.
 //!
 //! Anything else, and any value this path would have to report as bad,
-//! is declined before anything is stored, and the general reader reads
-//! the cell from its start, so results and errors are the general
-//! reader's by construction; the property test below compares the two on
-//! near-miss cells (and a cut in a streamed block only makes it decline).
-//! What it saves is the general reader's attribute record,
-//! tag and child bookkeeping: on seed.ods (callgrind, one thread) the
-//! open takes 154 M instructions against 190 M through the general
-//! reader, which costs about 570 instructions a formula cell.
+//! is declined before anything is stored and read by the general reader
+//! from its start, so results and errors are the general reader's (the
+//! property test below compares the two on near-miss cells). It saves the
+//! general reader's attribute record and child bookkeeping: on seed.ods
+//! (callgrind, one thread) about 150 M instructions against 190 M.
 
 use super::cell::{
     Known, ValueType, find2, is_plain_short, known_attr, plain_paragraph, quoted_value_type,

@@ -275,24 +275,19 @@ fn parse_part<'a>(
             ..ParsedTable::default()
         },
     );
-    p.chunk = chunk;
-    p.shared = shared;
-    let from = if chunk == Some(false) {
-        start
-    } else {
-        match p.start_tag(start)? {
-            Some(end) => end,
-            None => return Ok(p.into_partial()),
-        }
+    (p.chunk, p.shared) = (chunk, shared);
+    let from = match chunk {
+        Some(false) => Some(start),
+        _ => p.start_tag(start)?,
     };
-    match p.walk(from, 1) {
-        Ok((end, _)) => {
-            p.out.end = end;
-            Ok(p.into_partial())
+    if let Some(from) = from {
+        match p.walk(from, 1) {
+            Ok((end, _)) => p.out.end = end,
+            Err(e) if p.out.name.is_empty() => return Err(e),
+            Err(e) => return Err(e.in_sheet(p.out.name.clone())),
         }
-        Err(e) if p.out.name.is_empty() => Err(e),
-        Err(e) => Err(e.in_sheet(p.out.name.clone())),
     }
+    Ok(p.into_partial())
 }
 
 /// Lengths of a table's outputs: before a block, to take back what a
