@@ -500,8 +500,8 @@ impl<'a> TableParser<'a> {
             self.out.store.arena.truncate(arena_start);
         }
         match value {
-            // The usual cell, one copy of a value (with a plain formula):
-            // what `store_copies` does for it.
+            // The usual cell, one copy of a value (with a plain formula),
+            // straight to the store: what `store_copies` does for it.
             Some(v) if fit == 1 && !spans && !extras => match a.formula {
                 None => self.store_one(v, at)?,
                 Some(f) if self.store_with_formula(v, f, at)? => {}
@@ -803,12 +803,6 @@ impl<'a> TableParser<'a> {
         let row = self.w.row as u32;
         let first = self.col as u32;
         let span = a.cols_spanned > 1 || a.rows_spanned > 1;
-        // The usual cell (one copy of a value, nothing else) straight to
-        // the store: what the general path below does for it.
-        if let (Some(v), 1, false, None, None, None) = (value, fit, span, &comment, link, a.formula)
-        {
-            return self.store_one(v, at);
-        }
         let per = u64::from(value.is_some())
             + u64::from(span)
             + u64::from(comment.is_some())
