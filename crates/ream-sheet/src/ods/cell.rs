@@ -91,7 +91,7 @@ fn apply<'a>(a: &mut CellAttrs<'a>, qname: &[u8], v: &'a [u8], at: usize) -> Res
 
 /// A cell attribute recognised by its full spelling (see [`known_attr`]).
 #[derive(Clone, Copy)]
-pub(super) enum Known {
+enum Known {
     ValueType,
     Value,
     DateValue,
@@ -119,7 +119,7 @@ macro_rules! spelled {
 /// of the tag scan). Anything else goes the general way, with the same
 /// result: [`apply`] maps these names to the same fields.
 #[inline]
-pub(super) fn known_attr(rest: &[u8]) -> Option<(Known, usize)> {
+fn known_attr(rest: &[u8]) -> Option<(Known, usize)> {
     // The prefix first, then one byte picks the only spelling left to
     // compare, each a constant (a compare of variable length becomes a
     // `memcmp` call): against a scan of the nine spellings this saves

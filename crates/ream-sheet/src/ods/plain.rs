@@ -1,8 +1,9 @@
 //! The plainest and commonest cell read in one pass, ahead of the general
 //! cell reader (`cell.rs`): a `<table:table-cell` whose attributes are
-//! LibreOffice's spellings (`cell::known_attr`) of a value, a plain ASCII
-//! formula, the style and `calcext:value-type`, each after one space, and
-//! that is empty or holds one plain paragraph.
+//! only LibreOffice's spellings of a value (value type, `office:value`,
+//! `-date-value`, `-boolean-value`, `-string-value`), a plain ASCII
+//! `table:formula`, the style and `calcext:value-type`, each after one
+//! space, and that is empty or holds one plain paragraph.
 //!
 //! Anything else, and any value this path would have to report as bad,
 //! is declined before anything is stored and read by the general reader
@@ -11,9 +12,7 @@
 //! general reader's attribute record and child bookkeeping: on seed.ods
 //! (callgrind, one thread) about 150 M instructions against 190 M.
 
-use super::cell::{
-    Known, ValueType, find2, is_plain_short, known_attr, plain_paragraph, quoted_value_type,
-};
+use super::cell::{ValueType, find2, is_plain_short, plain_paragraph, quoted_value_type};
 use super::table::{GRID_COLS, GRID_ROWS, TableParser};
 use super::values::parse_bool;
 use super::values::parse_date;
@@ -62,33 +61,40 @@ impl TableParser<'_> {
             let Some(rest) = buf.get(i..) else {
                 return Ok(None);
             };
-            // LibreOffice's spellings only (`cell::known_attr`).
-            let Some((field, name_len)) = known_attr(rest) else {
-                return Ok(None);
-            };
-            if let Known::ValueType = field {
-                let Some((t, len)) = quoted_value_type(rest.get(name_len..).unwrap_or_default())
-                else {
+            if let Some(v) = rest.strip_prefix(b"office:value-type=\"".as_slice()) {
+                let Some((t, len)) = quoted_value_type(v) else {
                     return Ok(None);
                 };
                 vt = t;
-                i += name_len + len;
+                i += 19 + len;
                 continue;
             }
+            let (name_len, slot) = if rest.starts_with(b"office:value=\"") {
+                (14, Some(&mut number))
+            } else if rest.starts_with(b"office:date-value=\"") {
+                (19, Some(&mut date))
+            } else if rest.starts_with(b"table:style-name=\"") {
+                (18, None)
+            } else if rest.starts_with(b"table:formula=\"") {
+                (15, Some(&mut formula))
+            } else if rest.starts_with(b"office:boolean-value=\"") {
+                (22, Some(&mut boolean))
+            } else if rest.starts_with(b"office:string-value=\"") {
+                (21, Some(&mut string))
+            } else if rest.starts_with(b"calcext:value-type=\"") {
+                // An error cell takes its text: the general reader's.
+                if rest.get(20..26) == Some(b"error\"".as_slice()) {
+                    return Ok(None);
+                }
+                (20, None)
+            } else {
+                return Ok(None);
+            };
             let Some((value, next)) = quoted(buf, i + name_len) else {
                 return Ok(None);
             };
-            match field {
-                Known::Value => number = Some(value),
-                Known::DateValue => date = Some(value),
-                Known::BooleanValue => boolean = Some(value),
-                Known::StringValue => string = Some(value),
-                Known::Formula => formula = Some(value),
-                // An error cell takes its text, a time its duration: the
-                // general reader's.
-                Known::CalcextValueType if value == b"error" => return Ok(None),
-                Known::TimeValue => return Ok(None),
-                _ => {}
+            if let Some(slot) = slot {
+                *slot = Some(value);
             }
             i = next;
         };
