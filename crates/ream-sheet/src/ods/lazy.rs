@@ -1,32 +1,23 @@
-//! The ODS open without cells (`load_cells(false)`): one pass over
-//! `content.xml` in constant memory that lists the sheets (name,
-//! visibility, where each starts) and the named expressions, so that
+//! The ODS open without cells (`load_cells(false)`): one constant-memory
+//! pass over `content.xml` that lists the sheets (name, visibility, start
+//! offset) and the named expressions, so that
 //! [`Workbook::rows`](crate::Workbook::rows) can stream any sheet later
-//! (`stream.rs`).
-//!
-//! The pass is the loaded read's walk on the same window: the outline
-//! (`split::outline_step`), and each table block by block
-//! (`stream::Cutter`, `table::parse_block_into`) in its listing mode,
-//! which skips rows with two byte searches instead of reading their cells
-//! (`table::RowSkip`; see BENCHMARKS.md).
+//! (`stream.rs`). It is the loaded read's walk on the same window, tables
+//! in listing mode (rows skipped by byte search, `table::RowSkip`).
 //!
 //! With [`OpenOptions::sheets_needed`] (or
 //! [`OpenOptions::sheet_needed_named`]) the pass stops at the start of the
-//! last sheet wanted and leaves its window for the first `rows` call, so
-//! the head of the first sheet costs a few blocks of inflating instead of
-//! the whole part (giant.ods: `ream cat --n-rows 10` 0.02 s against
-//! 0.64-0.80 s).
+//! last sheet wanted and leaves its window for the first `rows` call
+//! (giant.ods: `ream cat --n-rows 10` 0.02 s against 0.64-0.80 s).
 //!
-//! Errors inside tables are reported when the sheet is read, not here
-//! (this pass checks only what it walks); a table's repeat budget is
-//! `max_cells_per_sheet` shared by the top-level tables (the loaded open
-//! also counts tables nested in cells, so it can be stricter).
+//! Errors inside tables are reported when the sheet is read; a table's
+//! repeat budget is `max_cells_per_sheet` shared by the top-level tables
+//! (the loaded open also counts nested tables, so it can be stricter).
 
 use super::names::RawName;
 use super::split::{Outline, outline_step, window_prelude};
 use super::stream::Cutter;
-use super::table::{Carry, ParsedTable, TableCfg, empty_table, parse_block_into};
-use super::xml::{attr, attr_string, shift, xml_err};
+use super::table::{Carry, ParsedTable, TableCfg, name_and_style, parse_block_into};
 use super::{MAX_TABLES, PART, loaded_sheets, workbook};
 use crate::error::{Error, Result};
 use crate::model::OpenStats;
@@ -86,13 +77,11 @@ fn listed(tag: &Tag<'_>, count: usize, scratch: &mut Vec<u8>) -> Result<ParsedTa
                 .at_offset(tag.start as u64),
         );
     }
-    let mut text = |raw: &[u8]| attr_string(raw, scratch).map_err(|e| xml_err(shift(e, tag.start)));
-    let name = attr(tag, b"name").map(&mut text).transpose()?;
-    let style = attr(tag, b"style-name").map(&mut text).transpose()?;
+    let (name, style) = name_and_style(tag, scratch)?;
     Ok(ParsedTable {
-        name: name.unwrap_or_default(),
+        name,
         style,
-        ..empty_table(0)
+        ..ParsedTable::default()
     })
 }
 
@@ -110,7 +99,7 @@ fn skim_table(
         skim: true,
         ..Carry::default()
     };
-    let mut out = empty_table(0);
+    let mut out = ParsedTable::default();
     loop {
         let (data, eof) = (w.data(), w.eof);
         cutter
@@ -118,7 +107,7 @@ fn skim_table(
                 parse_block_into(part, from, cfg, &mut carry, &mut out, more)
             })
             .map_err(|e| located(e, w.base))?;
-        if carry.cur.closed {
+        if carry.closed {
             return Ok((out.names, pos));
         }
         if eof {
@@ -138,10 +127,7 @@ pub(super) fn open(
     started: Instant,
     mut warnings: Vec<Error>,
 ) -> Result<Workbook> {
-    let entry = archive.find(PART).cloned().ok_or_else(|| {
-        Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
-            .in_part(PART)
-    })?;
+    let entry = super::content_entry(&archive)?.clone();
     let max_depth = opts.limits.max_xml_depth;
     let piped = opts.effective_threads(usize::MAX) > 1;
     let mut w = Window::new(&archive, &entry, PART, opts.stream_block, piped)?;

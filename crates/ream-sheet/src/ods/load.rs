@@ -1,32 +1,22 @@
 //! The loaded ODS open: `content.xml` read in one pass over the
-//! pipeline's sliding window (`crate::pipeline`), whatever the thread
-//! count, so the XML in memory is one window plus the units in flight.
+//! pipeline's sliding window (`crate::pipeline`) at every thread count.
 //!
-//! This thread inflates and walks the outline (the top level of
-//! `office:spreadsheet`: tables, named expressions, anything else
-//! skipped). A table is handed to the pool's parsers in units: a table of
-//! [`SEND_MIN`] bytes or more whose successor already starts in the
-//! window goes whole, a longer one is cut at `<table:table-row` starts
-//! into row chunks of `chunk_bytes` (4 MiB by default, rows relative to
-//! the chunk), and the rest of a table is parsed here, on the window.
-//! Chunks are joined in order (`chunks::Stitcher`). With one parser
-//! (`threads` 1) nothing is handed over: every table is parsed in place,
-//! block by block (`table::parse_block_into`). Blocks stop at 512 KiB
-//! (still in the core's cache when parsed) until a table is cut into row
-//! chunks, and then grow to 4 MiB.
+//! This thread inflates and walks the outline. A table of [`SEND_MIN`]
+//! bytes or more whose successor already starts in the window goes to the
+//! pool whole; a longer one is cut at `<table:table-row` starts into row
+//! chunks of `chunk_bytes` (4 MiB by default), joined in order
+//! (`chunks::Stitcher`); the rest is parsed here, block by block
+//! (`table::parse_block_into`; blocks of 512 KiB, 4 MiB once a table is
+//! cut). With one parser every table is parsed here.
 //!
-//! The result must be the whole-part read's (`mod.rs`), so this read
-//! gives up on anything unusual: any error at all, a unit (skipped
-//! element, named expressions, the prelude, a row) longer than
-//! [`MAX_SPAN`], or more than `MAX_TABLES` table candidates; the caller
-//! then reads the part whole and reports that read's error. Where a chunk
-//! cannot stand alone (a cut inside a row group or a nested table,
-//! anything but white space between a table sent whole and the next) the
-//! part is read again with every table parsed in place. The repeat budget
-//! of a table depends on the number of `<table:table` candidates in the
-//! whole part, known only at its end: tables are walked with the count so
-//! far (a larger, more permissive budget) and checked against the final
-//! count when finished, as the whole-part read checks them.
+//! The result must be the whole-part read's (`mod.rs`), so this read gives
+//! up on anything unusual (any error, a unit longer than [`MAX_SPAN`],
+//! more than `MAX_TABLES` candidates) and the caller reads the part whole.
+//! Where chunks cannot stand alone (a cut in a row group or nested table,
+//! more than white space after a table sent whole) the part is read again
+//! with every table parsed here. Tables are walked with the repeat budget
+//! of the `<table:table` candidates counted so far (more permissive) and
+//! checked against the final count when finished.
 
 use super::chunks::Stitcher;
 use super::names::RawName;
@@ -34,10 +24,11 @@ use super::split::{Outline, outline_step, window_prelude};
 use super::starts::{NEEDLE, each_table_start};
 use super::stream::Cutter;
 use super::table::{
-    Carry, ParsedTable, Partial, TableCfg, empty_table, finish_table, parse_block_into, parse_chunk,
+    Carry, ParsedTable, Partial, TableCfg, finish_table, parse_block_into, parse_chunk,
 };
 use super::{MAX_TABLES, PART};
 use crate::error::Result;
+use crate::model::OpenStats;
 use crate::options::{Limits, OpenOptions};
 use crate::pipeline::pool::{self, Pool};
 use crate::pipeline::window::Window;
@@ -54,7 +45,7 @@ const MAX_SPAN: usize = 64 << 20;
 /// Smallest table sent whole to the pool.
 const SEND_MIN: usize = 64 << 10;
 
-/// What the read over the window produced.
+/// What a loaded read produced (over the window, or whole in `mod.rs`).
 pub(super) struct Windowed {
     /// The top-level tables, finished (hidden rows, limits checked).
     pub tables: Vec<ParsedTable>,
@@ -62,20 +53,8 @@ pub(super) struct Windowed {
     pub names: Vec<RawName>,
     /// Automatic styles that hide a table.
     pub hidden_styles: Vec<String>,
-    /// Bytes of `content.xml`.
-    pub inflated: u64,
-    /// Seconds spent inflating.
-    pub inflate_s: f64,
-    /// Seconds to the end of the prelude (phase A).
-    pub prelude_s: f64,
-    /// Threads that parsed (this one included).
-    pub threads: usize,
-    /// Row chunks and whole tables handed to the pool (0 when every table
-    /// was parsed on the window).
-    pub chunks: u64,
-    /// 1 when the units did not form the tables and the part was read
-    /// again with every table parsed in place.
-    pub fallbacks: u64,
+    /// Phase A (the prelude), inflating, bytes, threads and units so far.
+    pub stats: OpenStats,
 }
 
 /// A unit handed to the pool: one chunk of a table's rows, or a whole
@@ -184,26 +163,13 @@ impl<'l> Reader<'_, '_, 'l> {
         (self.count <= MAX_TABLES as u64).then_some(())
     }
 
-    /// Parses the table whose start tag is at `start` in the window, block
-    /// by block, with the repeat budget of the tables counted so far.
-    /// Returns it unfinished and the position past its end tag.
-    fn table(&mut self, start: usize, cfg: &dyn Fn(u64) -> TableCfg<'l>) -> Option<Got> {
-        if let Some((pool, target)) = self.pool {
-            return self.table_in_chunks(start, cfg, pool, target);
-        }
-        let (p, end) = self.table_serial(start, cfg)?;
-        Some(Got::Done(Box::new(p), end))
-    }
-
-    /// [`table`](Self::table) parsed on this thread, block by block.
-    fn table_serial(
-        &mut self,
-        start: usize,
-        cfg: &dyn Fn(u64) -> TableCfg<'l>,
-    ) -> Option<(Partial, usize)> {
+    /// Parses the table whose start tag is at `start` in the window on this
+    /// thread, block by block, with the repeat budget of the tables counted
+    /// so far. Returns it unfinished and the position past its end tag.
+    fn table_serial(&mut self, start: usize, cfg: &dyn Fn(u64) -> TableCfg<'l>) -> Option<Got> {
         let mut pos = start;
         let mut carry = Carry::default();
-        let mut out = empty_table(0);
+        let mut out = ParsedTable::default();
         loop {
             let c = cfg(self.count);
             let (data, eof) = (self.w.data(), self.w.eof);
@@ -211,8 +177,12 @@ impl<'l> Reader<'_, '_, 'l> {
                 parse_block_into(part, from, c, &mut carry, &mut out, more)
             };
             self.cutter.next_rows(data, eof, &mut pos, parse).ok()?;
-            if carry.cur.closed {
-                return Some((carry.into_partial(out), pos));
+            if carry.closed {
+                let p = Partial {
+                    table: out,
+                    walk: carry,
+                };
+                return Some(Got::Done(Box::new(p), pos));
             }
             self.advance(&mut pos)?;
         }
@@ -220,7 +190,7 @@ impl<'l> Reader<'_, '_, 'l> {
 }
 
 impl<'l> Reader<'_, '_, 'l> {
-    /// [`table`](Self::table) with other parsers: the rows are cut into
+    /// [`table_serial`](Self::table_serial) with other parsers: the rows are cut into
     /// owned chunks of about `target` bytes at row starts and parsed by
     /// the pool (or here, under back-pressure) while this thread inflates
     /// on; the rest of the table is parsed here, on the window, once its
@@ -272,9 +242,7 @@ impl<'l> Reader<'_, '_, 'l> {
                 // already waits for a parser this thread parses the next
                 // one itself, from the window (no copy).
                 (_, Some(upto)) if upto.saturating_sub(pos) < SEND_MIN || pool.queued() > 0 => {
-                    return self
-                        .table_serial(pos, cfg)
-                        .map(|(p, end)| Got::Done(Box::new(p), end));
+                    return self.table_serial(pos, cfg);
                 }
                 (_, Some(upto)) => {
                     self.send(pool, cfg(self.count), (key, 0), pos..upto, budget)?;
@@ -284,7 +252,7 @@ impl<'l> Reader<'_, '_, 'l> {
                 (Some(e), _) if end_near(e) => {
                     let last = parse_chunk(data, pos, cfg(self.count), seq == 0, &budget);
                     let end_at = match &last {
-                        Ok(p) if p.closed => p.table.end,
+                        Ok(p) if p.walk.closed => p.table.end,
                         _ => return None,
                     };
                     stitcher.add(seq, last);
@@ -392,7 +360,7 @@ impl<'l> Reader<'_, '_, 'l> {
 fn whole_table(res: crate::error::Result<Partial>, bytes: &[u8]) -> Option<Partial> {
     let p = res.ok()?;
     let rest = bytes.get(p.table.end..)?;
-    (p.closed && rest.iter().all(u8::is_ascii_whitespace)).then_some(p)
+    (p.walk.closed && rest.iter().all(u8::is_ascii_whitespace)).then_some(p)
 }
 
 /// A table read over the window.
@@ -423,7 +391,7 @@ pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Opti
             read_from(w, limits, t0, Some((pool, chunk)))
         });
         if let Some(mut res) = res {
-            res.threads = threads;
+            res.stats.threads = threads;
             return Some(res);
         }
         // A chunk cut where rows are grouped or tables nested, or an
@@ -435,7 +403,7 @@ pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Opti
     let w = Window::new(archive, entry, PART, first_block, workers > 0).ok()?;
     let mut res = read_from(w, limits, t0, None);
     match res.as_mut() {
-        Some(r) => r.fallbacks = u64::from(workers > 0),
+        Some(r) => r.stats.chunk_fallbacks = u64::from(workers > 0),
         None => archive.refund(entry),
     }
     res
@@ -479,16 +447,18 @@ fn read_from<'l>(
         let step = outline_step(r.w.data(), pos, child_left, &mut names, &mut scratch);
         match step {
             Ok(Outline::At(p)) => pos = p,
-            Ok(Outline::Table(tag)) => match r.table(tag.start, &cfg)? {
-                Got::Done(p, end) => {
-                    partials.push(Some(*p));
-                    pos = end;
-                }
-                Got::Sent(next) => {
-                    partials.push(None);
-                    pos = next;
-                }
-            },
+            Ok(Outline::Table(tag)) => {
+                let got = match r.pool {
+                    Some((pool, target)) => r.table_in_chunks(tag.start, &cfg, pool, target),
+                    None => r.table_serial(tag.start, &cfg),
+                };
+                let (p, next) = match got? {
+                    Got::Done(p, end) => (Some(*p), end),
+                    Got::Sent(next) => (None, next),
+                };
+                partials.push(p);
+                pos = next;
+            }
             Ok(Outline::End) => break,
             Err(e) if e.truncated => r.advance(&mut pos)?,
             Err(_) => return None,
@@ -514,7 +484,7 @@ fn read_from<'l>(
     let mut tables = Vec::with_capacity(partials.len());
     for p in partials {
         let p = p?;
-        if p.expanded > last.expand_max() || p.used > limits.max_cells_per_sheet {
+        if p.walk.expanded > last.expand_max() || p.walk.used > limits.max_cells_per_sheet {
             return None;
         }
         tables.push(finish_table(p, last).ok()?);
@@ -523,11 +493,14 @@ fn read_from<'l>(
         tables,
         names,
         hidden_styles: prelude.hidden_styles,
-        inflated,
-        inflate_s,
-        prelude_s,
-        threads: 1,
-        chunks: r.chunks + r.sent,
-        fallbacks: 0,
+        stats: OpenStats {
+            phase_a_s: prelude_s,
+            inflate_s,
+            threads: 1,
+            inflated_bytes: inflated,
+            chunks: r.chunks + r.sent,
+            windowed: true,
+            ..OpenStats::default()
+        },
     })
 }

@@ -119,6 +119,14 @@ fn check_package(archive: &Archive) -> Result<()> {
     Ok(())
 }
 
+/// `content.xml`'s entry in `archive`.
+fn content_entry(archive: &Archive) -> Result<&ream_zip::Entry> {
+    archive.find(PART).ok_or_else(|| {
+        Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
+            .in_part(PART)
+    })
+}
+
 /// Opens an ODS package whose ZIP directory is already read. `started` is
 /// when the open began (for phase timings).
 pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Result<Workbook> {
@@ -127,15 +135,39 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     if !opts.load_cells {
         return lazy::open(archive, opts, started, warnings);
     }
-    let entry = archive.find(PART).ok_or_else(|| {
-        Error::malformed("missing content.xml: not a readable OpenDocument spreadsheet")
-            .in_part(PART)
-    })?;
-    if let Some(win) = load::read(&archive, entry, opts) {
-        return Ok(from_windowed(win, warnings, opts, started));
-    }
-    // The window gave up (an error, or input it does not take): the whole
-    // part, serially, with exact errors.
+    let entry = content_entry(&archive)?;
+    let mut read = match load::read(&archive, entry, opts) {
+        Some(mut win) => {
+            // Phase A is the prelude, B the rest of the pass.
+            let st = &mut win.stats;
+            st.phase_b_s = (started.elapsed().as_secs_f64() - st.phase_a_s).max(0.0);
+            st.parse_s = (st.phase_b_s - st.inflate_s).max(0.0);
+            win
+        }
+        // The window gave up (an error, or input it does not take): the
+        // whole part, serially, with exact errors.
+        None => read_whole(&archive, entry, opts, started)?,
+    };
+    let t = Instant::now();
+    let (sheets, names, cells) = loaded_sheets(
+        read.tables,
+        read.names,
+        &read.hidden_styles,
+        &mut warnings,
+        true,
+    );
+    read.stats.cells = cells;
+    read.stats.phase_c_s = t.elapsed().as_secs_f64();
+    Ok(workbook(sheets, names, read.stats, warnings, opts, None))
+}
+
+/// `content.xml` inflated whole and walked serially ([`walk`]).
+fn read_whole(
+    archive: &Archive,
+    entry: &ream_zip::Entry,
+    opts: &OpenOptions,
+    started: Instant,
+) -> Result<load::Windowed> {
     let mut buf = Vec::new();
     archive
         .read_into(entry, &mut buf)
@@ -144,11 +176,11 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     crate::encoding::ensure_utf8(&mut buf).map_err(|e| e.in_part(PART))?;
     let limits = &opts.limits;
     let prelude = split::read_prelude(&buf, limits.max_xml_depth).map_err(|e| e.in_part(PART))?;
-    let starts = split::table_starts(&buf, prelude.body);
-    if starts.len() > MAX_TABLES {
+    let mut tables = 0;
+    starts::each_table_start(buf.get(prelude.body..).unwrap_or_default(), |_| tables += 1);
+    if tables > MAX_TABLES {
         return Err(Error::limit(format!(
-            "content.xml holds {} table elements, more than {MAX_TABLES}",
-            starts.len()
+            "content.xml holds {tables} table elements, more than {MAX_TABLES}"
         ))
         .in_part(PART));
     }
@@ -159,38 +191,31 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         depth_left: limits
             .max_xml_depth
             .saturating_sub(prelude.depth.saturating_add(1)),
-        tables: starts.len() as u64,
+        tables: tables as u64,
     };
-    let (tables, raw_names) =
+    let (tables, names) =
         walk(&buf, prelude.body, prelude.depth, cfg).map_err(|e| e.in_part(PART))?;
     let parse_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let (sheets, names, cells) = loaded_sheets(
+    Ok(load::Windowed {
         tables,
-        raw_names,
-        &prelude.hidden_styles,
-        &mut warnings,
-        true,
-    );
-    let stats = OpenStats {
-        phase_a_s,
-        phase_b_s: parse_s,
-        phase_c_s: t.elapsed().as_secs_f64(),
-        inflate_s,
-        parse_s,
-        threads: 1,
-        cells,
-        inflated_bytes: buf.len() as u64,
-        chunks: 0,
-        chunk_fallbacks: 0,
-        windowed: false,
-    };
-    Ok(workbook(sheets, names, stats, warnings, opts, None))
+        names,
+        hidden_styles: prelude.hidden_styles,
+        stats: OpenStats {
+            phase_a_s,
+            phase_b_s: parse_s,
+            inflate_s,
+            parse_s,
+            threads: 1,
+            inflated_bytes: buf.len() as u64,
+            ..OpenStats::default()
+        },
+    })
 }
 
 /// The sheets and defined names of an open from its finished tables
 /// (text sealed, warnings named), and the number of cells; `loaded` false
-/// when the tables were only listed (`lazy.rs`).
+/// when the tables were only listed (`lazy.rs`), their cells streamed
+/// later.
 fn loaded_sheets(
     tables: Vec<ParsedTable>,
     raw_names: Vec<names::RawName>,
@@ -212,44 +237,30 @@ fn loaded_sheets(
         }
         names.extend(defined_names(std::mem::take(&mut t.names), Some(index)));
         cells += t.store.cells.len() as u64;
-        sheets.push(sheet_of(index, t, hidden, loaded));
+        sheets.push(Sheet {
+            name: t.name,
+            index,
+            kind: SheetKind::Worksheet,
+            visibility: if hidden {
+                Visibility::Hidden
+            } else {
+                Visibility::Visible
+            },
+            part: PART.to_string(),
+            dimension: None,
+            store: t.store,
+            merged: t.merged,
+            comments: t.comments,
+            tables: Vec::new(),
+            hyperlinks: t.hyperlinks,
+            hidden_rows: t.hidden_rows,
+            hidden_cols: t.hidden_cols,
+            drawings: t.drawings,
+            loaded,
+        });
     }
     names.extend(defined_names(raw_names, None));
     (sheets, names, cells)
-}
-
-/// The workbook of a loaded open read over the window (`load.rs`):
-/// phase A is the prelude, B the rest of the pass.
-fn from_windowed(
-    win: load::Windowed,
-    mut warnings: Vec<Error>,
-    opts: &OpenOptions,
-    started: Instant,
-) -> Workbook {
-    let t = Instant::now();
-    let total_s = started.elapsed().as_secs_f64();
-    let (sheets, names, cells) = loaded_sheets(
-        win.tables,
-        win.names,
-        &win.hidden_styles,
-        &mut warnings,
-        true,
-    );
-    let phase_b_s = (total_s - win.prelude_s).max(0.0);
-    let stats = OpenStats {
-        phase_a_s: win.prelude_s,
-        phase_b_s,
-        phase_c_s: t.elapsed().as_secs_f64(),
-        inflate_s: win.inflate_s,
-        parse_s: (phase_b_s - win.inflate_s).max(0.0),
-        threads: win.threads,
-        cells,
-        inflated_bytes: win.inflated,
-        chunks: win.chunks,
-        chunk_fallbacks: win.fallbacks,
-        windowed: true,
-    };
-    workbook(sheets, names, stats, warnings, opts, None)
 }
 
 /// The workbook of an ODS open; `layout` kept when cells stream later.
@@ -274,32 +285,6 @@ fn workbook(
         package: None,
         ods: layout.map(Box::new),
         legacy: None,
-    }
-}
-
-/// Sheet `index` of the workbook from its table; `loaded` false for a
-/// table only listed (`lazy.rs`), whose cells are streamed later.
-fn sheet_of(index: usize, t: ParsedTable, hidden: bool, loaded: bool) -> Sheet {
-    Sheet {
-        name: t.name,
-        index,
-        kind: SheetKind::Worksheet,
-        visibility: if hidden {
-            Visibility::Hidden
-        } else {
-            Visibility::Visible
-        },
-        part: PART.to_string(),
-        dimension: None,
-        store: t.store,
-        merged: t.merged,
-        comments: t.comments,
-        tables: Vec::new(),
-        hyperlinks: t.hyperlinks,
-        hidden_rows: t.hidden_rows,
-        hidden_cols: t.hidden_cols,
-        drawings: t.drawings,
-        loaded,
     }
 }
 

@@ -1,32 +1,26 @@
 //! The plainest and commonest cell read in one pass, ahead of the general
 //! cell reader (`cell.rs`): a `<table:table-cell` whose attributes are
-//! only the ones LibreOffice writes on an ordinary value (value type,
-//! `office:value`, `office:date-value`, `office:boolean-value`,
-//! `office:string-value`, a plain ASCII `table:formula`, the style,
-//! `calcext:value-type`), each after one space, and that is empty (`/>`)
-//! or holds one plain paragraph closed by the cell's end tag.
+//! only LibreOffice's spellings of a value (value type, `office:value`,
+//! `-date-value`, `-boolean-value`, `-string-value`), a plain ASCII
+//! `table:formula`, the style and `calcext:value-type`, each after one
+//! space, and that is empty or holds one plain paragraph.
 //!
 //! Anything else, and any value this path would have to report as bad,
-//! is declined before anything is stored, and the general reader reads
-//! the cell from its start, so results and errors are the general
-//! reader's by construction; the property test below compares the two on
-//! near-miss cells (and a cut in a streamed block only makes it decline).
-//! What it saves is the general reader's attribute record,
-//! tag and child bookkeeping: on seed.ods (callgrind, one thread) the
-//! open takes 154 M instructions against 190 M through the general
-//! reader, which costs about 570 instructions a formula cell.
+//! is declined before anything is stored and read by the general reader
+//! from its start, so results and errors are the general reader's (the
+//! property test below compares the two on near-miss cells). It saves the
+//! general reader's attribute record and child bookkeeping: on seed.ods
+//! (callgrind, one thread) about 150 M instructions against 190 M.
 
-use super::cell::{ValueType, find2, is_plain_short, quoted_value_type};
+use super::cell::{ValueType, find2, is_plain_short, plain_paragraph, quoted_value_type};
 use super::table::{GRID_COLS, GRID_ROWS, TableParser};
+use super::values::parse_bool;
 use super::values::parse_date;
-use super::values::{parse_bool, strip_formula_prefix};
 use crate::error::Result;
 use crate::store::{T_BOOL, T_DATE, T_NUMBER, date_kind_code};
 
 /// The cell start tag's name, with its `<`.
 const CELL: &[u8] = b"<table:table-cell";
-/// What closes a plain cell's paragraph and the cell.
-const CLOSE: &[u8] = b"</text:p></table:table-cell>";
 
 /// The value of the attribute whose `="` ends just before `from`: the
 /// bytes up to the closing `"`, and the offset past it; `None` when a `<`
@@ -104,25 +98,14 @@ impl TableParser<'_> {
             }
             i = next;
         };
-        // The paragraph: `>` `<text:p>` text `</text:p></table:table-cell>`.
+        // The paragraph: `>` `<text:p>` text `</text:p>` and the end tag.
         let (text, end) = if empty {
             (&b""[..], i + 2)
         } else {
-            let text_at = i + 1 + 8;
-            if buf.get(i + 1..text_at) != Some(b"<text:p>".as_slice()) {
-                return Ok(None);
+            match plain_paragraph(buf, i + 1) {
+                Some((_, text, end)) => (text, end),
+                None => return Ok(None),
             }
-            let Some(lt) = buf.get(text_at..).and_then(|b| find2(b'<', b'<', b)) else {
-                return Ok(None);
-            };
-            let close_at = text_at + lt;
-            if !buf.get(close_at..).is_some_and(|b| b.starts_with(CLOSE)) {
-                return Ok(None);
-            }
-            (
-                buf.get(text_at..close_at).unwrap_or_default(),
-                close_at + CLOSE.len(),
-            )
         };
         let arena_start = self.out.store.arena.len();
         let value = match vt {
@@ -168,7 +151,7 @@ impl TableParser<'_> {
         };
         // What the general reader's tail does for one copy, no spans,
         // comment or link.
-        let fit = self.row < GRID_ROWS && self.col < GRID_COLS;
+        let fit = self.w.row < GRID_ROWS && self.col < GRID_COLS;
         match (value, formula) {
             (Some(v), None) if fit => {
                 if let Err(e) = self.store_one(v, pos) {
@@ -184,7 +167,7 @@ impl TableParser<'_> {
                 Err(e) => return self.locate(Err(e)),
             },
             (Some(_), _) => {
-                self.clipped = true;
+                self.w.clipped = true;
                 self.out.store.arena.truncate(arena_start);
             }
             (None, None) => self.out.store.arena.truncate(arena_start),
@@ -197,40 +180,11 @@ impl TableParser<'_> {
         self.col = self.col.saturating_add(1);
         Ok(Some(end))
     }
-
-    /// Stores the value `v` with the formula of attribute value `raw` at
-    /// the current cell: the general reader's `store_copies` for one copy,
-    /// in its order (budget, then the formula after the value's text in
-    /// the arena). `Ok(false)`, nothing stored, unless the formula text is
-    /// its own decoded, valid UTF-8 form (printable ASCII without `&`)
-    /// within the sheet's formula bytes and the arena's 4 GiB: the general
-    /// reader then decodes it or reports the limit. Out of line: inlined,
-    /// it made the cells without a formula some 20 instructions dearer
-    /// (seed.ods, callgrind).
-    #[inline(never)]
-    fn store_with_formula(&mut self, v: (u8, u8, u64), raw: &[u8], at: usize) -> Result<bool> {
-        let text = strip_formula_prefix(raw);
-        let arena_len = self.out.store.arena.len();
-        let (Ok(off), Ok(len)) = (u32::try_from(arena_len), u32::try_from(text.len())) else {
-            return Ok(false);
-        };
-        let fits = crate::cell_scan::is_plain_ascii(text)
-            && self.formula_bytes.saturating_add(u64::from(len)) <= self.limits.max_formula_bytes
-            && u32::try_from(arena_len + text.len()).is_ok();
-        if !fits {
-            return Ok(false);
-        }
-        self.reserve_budget(1, at)?;
-        self.out.store.arena.extend_from_slice(text);
-        self.formula_bytes = self.formula_bytes.saturating_add(u64::from(len));
-        self.push_cell(self.row as u32, self.col as u32, v, Some((off, len)));
-        Ok(true)
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::table::{GRID_COLS, GRID_ROWS, TableCfg, TableParser, empty_table};
+    use super::super::table::{GRID_COLS, GRID_ROWS, ParsedTable, TableCfg, TableParser};
     use crate::options::Limits;
     use proptest::prelude::*;
     use ream_xml::TagKind;
@@ -251,10 +205,10 @@ mod tests {
             p.out.store.cells.clone(),
             p.out.store.arena.clone(),
             p.col,
-            p.clipped,
-            p.used,
+            p.w.clipped,
+            p.w.used,
             p.out.store.formulas.clone(),
-            p.formula_bytes,
+            p.w.formula_bytes,
         )
     }
 
@@ -264,8 +218,8 @@ mod tests {
             depth_left: 16,
             tables: 1,
         };
-        let mut p = TableParser::new(buf, cfg, empty_table(0));
-        (p.row, p.col) = at;
+        let mut p = TableParser::new(buf, cfg, ParsedTable::default());
+        (p.w.row, p.col) = at;
         p
     }
 
@@ -281,53 +235,39 @@ mod tests {
         }
     }
 
+    /// Attributes as `name="value"`, from each name with its `|`-separated
+    /// values, and a few odd shapes.
     fn attribute() -> impl Strategy<Value = String> {
-        prop::sample::select(vec![
-            "office:value-type=\"float\"",
-            "office:value-type=\"string\"",
-            "office:value-type=\"date\"",
-            "office:value-type=\"boolean\"",
-            "office:value-type=\"time\"",
-            "office:value-type=\"percentage\"",
-            "office:value-type=\"currency\"",
-            "office:value-type=\"floaty\"",
-            "office:value-type='float'",
-            "office:value=\"276455\"",
-            "office:value=\"-2.5e3\"",
-            "office:value=\" 7 \"",
-            "office:value=\"abc\"",
-            "office:value=\"\"",
-            "office:value=\"1e999\"",
-            "office:date-value=\"2016-09-15\"",
-            "office:date-value=\"2016-09-15T10:20:30\"",
-            "office:date-value=\"1899-12-30\"",
-            "office:date-value=\"yesterday\"",
-            "office:boolean-value=\"true\"",
-            "office:boolean-value=\"FALSE\"",
-            "office:boolean-value=\"maybe\"",
-            "office:time-value=\"PT1H\"",
-            "office:string-value=\"s\"",
-            "office:string-value=\"\"",
-            "office:string-value=\"a&amp;b\"",
-            "office:string-value=\"a&bogus;\"",
-            "office:string-value=\"INDIA\"",
-            "table:style-name=\"ce1\"",
-            "calcext:value-type=\"float\"",
-            "calcext:value-type=\"error\"",
-            "table:number-columns-repeated=\"3\"",
-            "table:number-columns-spanned=\"2\"",
-            "table:formula=\"of:=1\"",
-            "table:formula=\"of:=[.A3]+[.F3]\"",
-            "table:formula=\"of:=UPPER([.C3])\"",
-            "table:formula=\"=SUM(my_range)\"",
-            "table:formula=\"of:=&quot;a&quot;\"",
-            "table:formula=\"of:=&bogus;\"",
-            "table:formula=\"of:=\u{e9}\"",
-            "table:formula=\"of:=\"",
-            "foo:value=\"9\"",
-            "office:value=\"1",
-        ])
-        .prop_map(str::to_owned)
+        let mut all = vec![
+            "office:value-type='float'".to_owned(),
+            "office:value=\"1".to_owned(),
+        ];
+        for (name, values) in [
+            (
+                "office:value-type",
+                "float|string|date|boolean|time|percentage|currency|floaty",
+            ),
+            ("office:value", "276455|-2.5e3| 7 |abc||1e999"),
+            (
+                "office:date-value",
+                "2016-09-15|2016-09-15T10:20:30|1899-12-30|yesterday",
+            ),
+            ("office:boolean-value", "true|FALSE|maybe"),
+            ("office:time-value", "PT1H"),
+            ("office:string-value", "s||a&amp;b|a&bogus;|INDIA"),
+            ("table:style-name", "ce1"),
+            ("calcext:value-type", "float|error"),
+            ("table:number-columns-repeated", "3"),
+            ("table:number-columns-spanned", "2"),
+            (
+                "table:formula",
+                "of:=1|of:=[.A3]+[.F3]|of:=UPPER([.C3])|=SUM(my_range)|of:=&quot;a&quot;|of:=&bogus;|of:=\u{e9}|of:=",
+            ),
+            ("foo:value", "9"),
+        ] {
+            all.extend(values.split('|').map(|v| format!("{name}=\"{v}\"")));
+        }
+        prop::sample::select(all)
     }
 
     fn body() -> impl Strategy<Value = String> {

@@ -3,8 +3,6 @@
 //! * [`read_prelude`] walks the document up to `<office:spreadsheet>`,
 //!   collecting the automatic table styles that hide a sheet
 //!   (`table:display="false"`); a DTD is refused here, before any work.
-//! * [`table_starts`] finds every `<table:table` start tag (`starts.rs`):
-//!   these are the candidate sheets handed to the pool.
 //! * [`outline_step`] is the one walk over the top level of the
 //!   spreadsheet, shared by every read (whole part, window, listing): a
 //!   table found there is a sheet, one inside another element (a nested
@@ -12,10 +10,10 @@
 //!   read, anything else is skipped.
 
 use super::names::{RawName, read_named_expressions};
-use super::xml::{attr, attr_string, shift, xml_err};
+use super::xml::{attr, attr_string, each_descendant, next, shift, xml_err};
 use crate::error::{Error, ErrorKind, Result};
 use crate::pipeline::window::Window;
-use ream_xml::{Tag, TagKind, XmlError, next_tag, skip_element};
+use ream_xml::{Tag, TagKind, next_tag, skip_element};
 
 /// What the walk up to the spreadsheet element found.
 #[derive(Debug)]
@@ -112,13 +110,7 @@ pub(crate) fn outline_step<'a>(
     names: &mut Vec<RawName>,
     scratch: &mut Vec<u8>,
 ) -> Result<Outline<'a>> {
-    let tag = next_tag(buf, pos).map_err(xml_err)?.ok_or_else(|| {
-        xml_err(XmlError {
-            offset: buf.len(),
-            message: "content.xml ends before </office:spreadsheet>",
-            truncated: true,
-        })
-    })?;
+    let tag = next(buf, pos, "content.xml ends before </office:spreadsheet>")?;
     Ok(match (tag.kind, tag.name) {
         (TagKind::Start | TagKind::Empty, b"table") => Outline::Table(tag),
         (TagKind::Start, b"named-expressions") => Outline::At(read_named_expressions(
@@ -142,80 +134,17 @@ fn read_table_styles(
     hidden: &mut Vec<String>,
     scratch: &mut Vec<u8>,
 ) -> Result<usize> {
-    let mut pos = from;
-    let mut depth: u32 = 1;
     let mut current: Option<&[u8]> = None;
-    loop {
-        let tag = next_tag(buf, pos).map_err(xml_err)?.ok_or_else(|| {
-            xml_err(ream_xml::XmlError {
-                offset: buf.len(),
-                message: "content.xml ends inside office:automatic-styles",
-                truncated: true,
-            })
-        })?;
-        pos = tag.end;
-        match tag.kind {
-            TagKind::Start | TagKind::Empty => {
-                if tag.name == b"style" {
-                    current = attr(&tag, b"name");
-                } else if tag.name == b"table-properties"
-                    && attr(&tag, b"display") == Some(b"false")
-                    && let Some(name) = current
-                {
-                    let name =
-                        attr_string(name, scratch).map_err(|e| xml_err(shift(e, tag.start)))?;
-                    hidden.push(name);
-                }
-                if tag.kind == TagKind::Start {
-                    depth += 1;
-                    if depth > depth_left {
-                        return Err(
-                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
-                        );
-                    }
-                }
-            }
-            TagKind::End => {
-                depth -= 1;
-                if depth == 0 {
-                    return Ok(pos);
-                }
-            }
-            _ => {}
+    let what = "content.xml ends inside office:automatic-styles";
+    each_descendant(buf, from, depth_left, what, |tag| {
+        if tag.name == b"style" {
+            current = attr(tag, b"name");
+        } else if tag.name == b"table-properties"
+            && attr(tag, b"display") == Some(b"false")
+            && let Some(name) = current
+        {
+            hidden.push(attr_string(name, scratch).map_err(|e| xml_err(shift(e, tag.start)))?);
         }
-    }
-}
-
-/// Offsets of every `<table:table` start tag at or after `from` (the
-/// candidate sheets). Rejects `<table:table-row` and the like by the byte
-/// after the name.
-pub(crate) fn table_starts(buf: &[u8], from: usize) -> Vec<usize> {
-    let hay = buf.get(from..).unwrap_or_default();
-    let mut starts = Vec::new();
-    super::starts::each_table_start(hay, |i| starts.push(from + i));
-    starts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prelude_and_starts() {
-        let xml = br#"<?xml version="1.0"?><office:document-content><office:automatic-styles><style:style style:name="ta1" style:family="table"><style:table-properties table:display="true"/></style:style><style:style style:name="ta2"><style:table-properties table:display="false"/></style:style></office:automatic-styles><office:body><office:spreadsheet><table:table table:name="A"><table:table-row/></table:table><table:table>x</table:table></office:spreadsheet></office:body></office:document-content>"#;
-        let p = read_prelude(xml, 64).unwrap();
-        assert_eq!(p.hidden_styles, vec!["ta2".to_string()]);
-        assert_eq!(p.depth, 3);
-        let starts = table_starts(xml, p.body);
-        assert_eq!(starts.len(), 2);
-        assert!(xml[starts[0]..].starts_with(b"<table:table table:name"));
-        let dtd =
-            b"<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY a 'b'>]><office:document-content/>";
-        assert!(read_prelude(dtd, 64).is_err());
-        let text = b"<office:document-content><office:body><office:text/></office:body></office:document-content>";
-        assert_eq!(
-            read_prelude(text, 64).unwrap_err().kind(),
-            ErrorKind::Unsupported
-        );
-    }
+        Ok(())
+    })
 }

@@ -1,28 +1,21 @@
 //! Streaming one ODS sheet in constant memory: [`Workbook::rows`] on a
 //! workbook opened with `load_cells(false)`.
 //!
-//! `content.xml` is inflated again from the start and dropped up to the
-//! sheet's start tag (its offset is known from the listing pass,
-//! `lazy.rs`). Then each block of the window is cut at the last
-//! `<table:table-row` it holds, and the rows before the cut are parsed by
-//! the same table walker as the loaded open (`table.rs`), which carries
-//! its row count, nesting and limit counters from block to block
-//! ([`Carry`]). So cells, values and errors are those of the loaded
-//! read, rows are absolute, and memory is one block (at most 4 MiB of XML
-//! plus the longest row) and its cells, however long the sheet.
-//!
-//! A cut can land inside something that only looks like a row start (a
-//! table nested in a cell, a comment); the walk then runs out of bytes
-//! inside a cell, and the block is parsed again from the same place with
-//! more bytes. Hidden rows and columns, merges, comments, links and
-//! drawings are not collected (rows carry cells only); the repeat budget
-//! for hidden rows past the used range is not checked.
+//! `content.xml` is inflated again from the start (or from a window an
+//! earlier reader left) up to the sheet's start tag, known from the
+//! listing pass (`lazy.rs`). Each block of the window is cut at the last
+//! `<table:table-row` it holds and parsed by the loaded open's table
+//! walker, which carries its state from block to block ([`Carry`]): the
+//! same cells and errors, absolute rows, memory of one block. A cut inside
+//! something that only looks like a row start makes the walk run out of
+//! bytes, and the block is parsed again with more. Only cells are
+//! streamed (no hidden rows, merges, comments, links or drawings).
 //!
 //! [`Workbook::rows`]: crate::Workbook::rows
 
 use super::PART;
 use super::lazy::Layout;
-use super::table::{Carry, Lens, ParsedTable, TableCfg, empty_table, parse_block_into};
+use super::table::{Carry, Lens, ParsedTable, TableCfg, parse_block_into};
 use super::xml::ends_name;
 use crate::error::{Error, Result};
 use crate::options::Limits;
@@ -89,7 +82,7 @@ impl<'w> OdsRows<'w> {
             window: Some(window),
             pos: 0,
             carry: Carry::default(),
-            out: empty_table(0),
+            out: ParsedTable::default(),
             done: false,
             sheet: sheet.to_string(),
             cutter: Cutter::default(),
@@ -130,7 +123,7 @@ impl<'w> OdsRows<'w> {
                     // Hidden rows and columns are not streamed.
                     self.carry.hidden_runs.clear();
                     self.carry.hidden_col_runs.clear();
-                    self.done = self.carry.cur.closed;
+                    self.done = self.carry.closed;
                     if !self.out.store.cells.is_empty() {
                         self.out.store.normalize(true);
                         self.out.store.seal_text();

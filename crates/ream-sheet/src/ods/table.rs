@@ -14,12 +14,12 @@
 use super::names::{RawName, read_named_expressions};
 use super::text::read_frame;
 use super::values::parse_count;
-use super::xml::{attr, attr_string, bad_value, shift, xml_err};
+use super::xml::{attr, attr_string, bad_value, shift, truncated, xml_err};
 use crate::error::{Error, Result};
 use crate::model::{CellRange, Comment, Drawing, Hyperlink};
 use crate::options::Limits;
 use crate::store::{CellStore, RawCell};
-use ream_xml::{Tag, TagKind, XmlError, next_tag, skip_element};
+use ream_xml::{Tag, TagKind, next_tag, skip_element};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Cells a chunk takes from the shared budget at a time.
@@ -31,6 +31,7 @@ pub(crate) const GRID_ROWS: u64 = 1 << 20;
 pub(crate) const GRID_COLS: u64 = 1 << 14;
 
 /// A parsed table: cells, small parts and where it ended.
+#[derive(Default)]
 pub(crate) struct ParsedTable {
     /// `table:name`.
     pub name: String,
@@ -91,20 +92,37 @@ impl TableCfg<'_> {
 /// to the chunk's first row.
 pub(crate) struct Partial {
     pub table: ParsedTable,
-    /// Rows walked (the next row index).
-    pub rows: u64,
-    /// Hidden row runs (first row, count).
-    pub hidden_runs: Vec<(u64, u64)>,
-    /// Hidden column runs (first column, count).
-    pub hidden_col_runs: Vec<(u64, u64)>,
-    /// Something was dropped for lying beyond the grid.
-    pub clipped: bool,
+    /// Where its walk ended.
+    pub walk: Carry,
+}
+
+/// Where a table's walk stands: what it carries from one row, block
+/// (`load.rs`, `stream.rs`) or chunk to the next.
+#[derive(Debug, Default)]
+pub(crate) struct Carry {
+    /// Listing only (`lazy.rs`): rows are skipped unread ([`RowSkip`]),
+    /// columns and shapes skipped; names and the table's end are found.
+    pub skim: bool,
+    /// The start tag was read.
+    pub started: bool,
     /// `</table:table>` was read.
     pub closed: bool,
-    /// Items counted against the cell limit.
+    /// Open elements from the table element down (1 = table level).
+    pub depth: u32,
+    /// Rows walked (the next row index; may run past the grid).
+    pub row: u64,
+    /// Next column index for `table:table-column`.
+    pub col_def: u64,
+    /// Items stored (cells, comments, merges, links) against the limit.
     pub used: u64,
     /// Items added by repeat counts (against [`TableCfg::expand_max`]).
     pub expanded: u64,
+    pub formula_bytes: u64,
+    /// Something was dropped for lying beyond the grid.
+    pub clipped: bool,
+    /// Hidden row and column runs (first, count), expanded at the end.
+    pub hidden_runs: Vec<(u64, u64)>,
+    pub hidden_col_runs: Vec<(u64, u64)>,
 }
 
 /// The table walker; the cell itself is in `cell.rs`.
@@ -115,35 +133,22 @@ pub(super) struct TableParser<'a> {
     /// Nesting still allowed below the table element.
     pub(super) depth_left: u32,
     pub(super) out: ParsedTable,
-    /// Current row and column (0-based; may run past the grid).
-    pub(super) row: u64,
+    /// The walk's state (the current row among it).
+    pub(super) w: Carry,
+    /// Current column (0-based; may run past the grid).
     pub(super) col: u64,
-    /// Next column index for `table:table-column`.
-    col_def: u64,
-    /// Hidden row and column runs (first, count), expanded at the end.
-    hidden_runs: Vec<(u64, u64)>,
-    hidden_col_runs: Vec<(u64, u64)>,
-    /// Items stored (cells, comments, merges, links) against the limit.
-    pub(super) used: u64,
-    /// Items added by repeat counts.
-    pub(super) expanded: u64,
     /// Chunk mode (one slice of a big table's rows; see `chunks.rs`):
     /// `Some(first)`; `None` for a whole table.
     chunk: Option<bool>,
     /// The cell budget shared by the chunks of one table, taken in blocks.
     shared: Option<&'a AtomicU64>,
     block_left: u64,
-    /// True once `</table:table>` was read.
-    closed: bool,
     /// Streaming (`stream.rs`): the buffer ends where more bytes may
     /// follow, so running out of tags at any depth inside the table only
     /// stops the walk.
     more_follows: bool,
     /// Listing only: how rows are skipped (see [`Carry::skim`]).
     skim: Option<RowSkip>,
-    pub(super) formula_bytes: u64,
-    /// True once something was dropped for lying beyond the grid.
-    pub(super) clipped: bool,
     pub(super) scratch: Vec<u8>,
 }
 
@@ -220,14 +225,6 @@ fn fast_row_tag(buf: &[u8], pos: usize) -> Option<Tag<'_>> {
     })
 }
 
-fn truncated(offset: usize, message: &'static str) -> Error {
-    xml_err(XmlError {
-        offset,
-        message,
-        truncated: true,
-    })
-}
-
 /// Parses the table whose start tag begins at `start` in `buf` (the whole
 /// `content.xml`).
 pub(crate) fn parse_table(buf: &[u8], start: usize, cfg: TableCfg<'_>) -> Result<ParsedTable> {
@@ -263,24 +260,6 @@ pub(super) fn is_group(name: &[u8]) -> bool {
     )
 }
 
-/// A table with nothing in it yet; `end` is where its parse starts.
-pub(crate) fn empty_table(end: usize) -> ParsedTable {
-    ParsedTable {
-        name: String::new(),
-        style: None,
-        store: CellStore::default(),
-        merged: Vec::new(),
-        comments: Vec::new(),
-        hyperlinks: Vec::new(),
-        drawings: Vec::new(),
-        hidden_rows: Vec::new(),
-        hidden_cols: Vec::new(),
-        names: Vec::new(),
-        warnings: Vec::new(),
-        end,
-    }
-}
-
 fn parse_part<'a>(
     buf: &'a [u8],
     start: usize,
@@ -288,71 +267,27 @@ fn parse_part<'a>(
     chunk: Option<bool>,
     shared: Option<&'a AtomicU64>,
 ) -> Result<Partial> {
-    let mut p = TableParser::new(buf, cfg, empty_table(start));
-    p.chunk = chunk;
-    p.shared = shared;
-    let from = if chunk == Some(false) {
-        start
-    } else {
-        match p.start_tag(start)? {
-            Some(end) => end,
-            None => return Ok(p.into_partial()),
-        }
+    let mut p = TableParser::new(
+        buf,
+        cfg,
+        ParsedTable {
+            end: start,
+            ..ParsedTable::default()
+        },
+    );
+    (p.chunk, p.shared) = (chunk, shared);
+    let from = match chunk {
+        Some(false) => Some(start),
+        _ => p.start_tag(start)?,
     };
-    match p.walk(from, 1) {
-        Ok((end, _)) => {
-            p.out.end = end;
-            Ok(p.into_partial())
-        }
-        Err(e) if p.out.name.is_empty() => Err(e),
-        Err(e) => Err(e.in_sheet(p.out.name.clone())),
-    }
-}
-
-/// Where a table's walk stands between blocks (`load.rs`, `stream.rs`):
-/// everything the walk carries from one row to the next.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Cursor {
-    /// The start tag was read.
-    pub started: bool,
-    /// `</table:table>` was read.
-    pub closed: bool,
-    /// Open elements from the table element down (1 = table level).
-    pub depth: u32,
-    pub row: u64,
-    pub col_def: u64,
-    pub used: u64,
-    pub expanded: u64,
-    pub formula_bytes: u64,
-    pub clipped: bool,
-}
-
-/// What a table parsed block by block carries from one block to the next:
-/// the walk's [`Cursor`] and the hidden row and column runs.
-#[derive(Debug, Default)]
-pub(crate) struct Carry {
-    /// Listing only (`lazy.rs`): rows are skipped unread ([`RowSkip`]),
-    /// columns and shapes skipped; names and the table's end are found.
-    pub skim: bool,
-    pub cur: Cursor,
-    pub hidden_runs: Vec<(u64, u64)>,
-    pub hidden_col_runs: Vec<(u64, u64)>,
-}
-
-impl Carry {
-    /// The table parsed so far as a partial table for [`finish_table`].
-    pub(crate) fn into_partial(self, table: ParsedTable) -> Partial {
-        Partial {
-            table,
-            rows: self.cur.row,
-            hidden_runs: self.hidden_runs,
-            hidden_col_runs: self.hidden_col_runs,
-            clipped: self.cur.clipped,
-            closed: self.cur.closed,
-            used: self.cur.used,
-            expanded: self.cur.expanded,
+    if let Some(from) = from {
+        match p.walk(from, 1) {
+            Ok((end, _)) => p.out.end = end,
+            Err(e) if p.out.name.is_empty() => return Err(e),
+            Err(e) => return Err(e.in_sheet(p.out.name.clone())),
         }
     }
+    Ok(p.into_partial())
 }
 
 /// Lengths of a table's outputs: before a block, to take back what a
@@ -419,21 +354,19 @@ pub(crate) fn parse_block_into(
     more_follows: bool,
 ) -> Result<usize> {
     let lens = Lens::of(out);
-    let cur = carry.cur;
-    let mut p = TableParser::new(buf, cfg, std::mem::replace(out, empty_table(0)));
+    // The scalars as they were, to take back on an error.
+    let before = Carry {
+        hidden_runs: Vec::new(),
+        hidden_col_runs: Vec::new(),
+        ..*carry
+    };
+    let runs = (carry.hidden_runs.len(), carry.hidden_col_runs.len());
+    let mut p = TableParser::new(buf, cfg, std::mem::take(out));
+    p.w = std::mem::take(carry);
     p.more_follows = more_follows;
-    p.skim = carry.skim.then(RowSkip::default);
-    p.row = cur.row;
-    p.col_def = cur.col_def;
-    p.used = cur.used;
-    p.expanded = cur.expanded;
-    p.formula_bytes = cur.formula_bytes;
-    p.clipped = cur.clipped;
-    p.hidden_runs = std::mem::take(&mut carry.hidden_runs);
-    p.hidden_col_runs = std::mem::take(&mut carry.hidden_col_runs);
-    let marks = (p.hidden_runs.len(), p.hidden_col_runs.len());
-    let walked = if cur.started {
-        p.walk(from, cur.depth).map(Some)
+    p.skim = p.w.skim.then(RowSkip::default);
+    let walked = if p.w.started {
+        p.walk(from, p.w.depth).map(Some)
     } else {
         match p.start_tag(from) {
             Ok(Some(end)) => p.walk(end, 1).map(Some),
@@ -441,37 +374,28 @@ pub(crate) fn parse_block_into(
             Err(e) => Err(e),
         }
     };
+    p.w.started = true;
     let res = match walked {
         Ok(Some((end, depth))) => {
-            carry.cur = Cursor {
-                started: true,
-                closed: p.closed,
-                depth,
-                row: p.row,
-                col_def: p.col_def,
-                used: p.used,
-                expanded: p.expanded,
-                formula_bytes: p.formula_bytes,
-                clipped: p.clipped,
-            };
+            p.w.depth = depth;
             p.out.end = end;
             Ok(end)
         }
         // An empty `<table:table/>`.
-        Ok(None) => {
-            carry.cur.started = true;
-            carry.cur.closed = true;
-            Ok(p.out.end)
-        }
+        Ok(None) => Ok(p.out.end),
         Err(e) => {
             lens.restore(&mut p.out);
-            p.hidden_runs.truncate(marks.0);
-            p.hidden_col_runs.truncate(marks.1);
+            p.w.hidden_runs.truncate(runs.0);
+            p.w.hidden_col_runs.truncate(runs.1);
+            p.w = Carry {
+                hidden_runs: std::mem::take(&mut p.w.hidden_runs),
+                hidden_col_runs: std::mem::take(&mut p.w.hidden_col_runs),
+                ..before
+            };
             Err(e)
         }
     };
-    carry.hidden_runs = p.hidden_runs;
-    carry.hidden_col_runs = p.hidden_col_runs;
+    *carry = p.w;
     *out = p.out;
     res
 }
@@ -484,21 +408,13 @@ impl<'a> TableParser<'a> {
             limits: cfg.limits,
             depth_left: cfg.depth_left,
             out,
-            row: 0,
+            w: Carry::default(),
             col: 0,
-            col_def: 0,
-            hidden_runs: Vec::new(),
-            hidden_col_runs: Vec::new(),
-            used: 0,
-            expanded: 0,
             chunk: None,
             shared: None,
             block_left: 0,
-            closed: false,
             more_follows: false,
             skim: None,
-            formula_bytes: 0,
-            clipped: false,
             scratch: Vec::new(),
         }
     }
@@ -507,22 +423,27 @@ impl<'a> TableParser<'a> {
     /// offset past it, or `None` for an empty `<table:table/>`.
     fn start_tag(&mut self, start: usize) -> Result<Option<usize>> {
         let tag = self.next(start, "table start tag missing")?;
-        let text = |raw: &[u8], s: &mut Vec<u8>| {
-            attr_string(raw, s).map_err(|e| xml_err(shift(e, tag.start)))
-        };
-        if let Some(raw) = attr(&tag, b"name") {
-            self.out.name = text(raw, &mut self.scratch)?;
-        }
-        self.out.style = attr(&tag, b"style-name")
-            .map(|raw| text(raw, &mut self.scratch))
-            .transpose()?;
+        let (name, style) = name_and_style(&tag, &mut self.scratch)?;
+        (self.out.name, self.out.style) = (name, style);
         if tag.kind == TagKind::Empty {
-            self.closed = true;
+            self.w.closed = true;
             self.out.end = tag.end;
             return Ok(None);
         }
         Ok(Some(tag.end))
     }
+}
+
+/// `table:name` (empty when absent) and `table:style-name` of a table's
+/// start tag.
+pub(super) fn name_and_style(
+    tag: &Tag<'_>,
+    scratch: &mut Vec<u8>,
+) -> Result<(String, Option<String>)> {
+    let mut text = |raw: &[u8]| attr_string(raw, scratch).map_err(|e| xml_err(shift(e, tag.start)));
+    let name = attr(tag, b"name").map(&mut text).transpose()?;
+    let style = attr(tag, b"style-name").map(&mut text).transpose()?;
+    Ok((name.unwrap_or_default(), style))
 }
 
 /// Sorts out what the walk left: hidden rows and columns within the used
@@ -555,14 +476,14 @@ pub(crate) fn finish_table(p: Partial, cfg: TableCfg<'_>) -> Result<ParsedTable>
             .filter(|&(first, end)| end > first)
             .collect()
     };
-    let rows = clip(&p.hidden_runs, last_row);
-    let cols = clip(&p.hidden_col_runs, last_col);
+    let rows = clip(&p.walk.hidden_runs, last_row);
+    let cols = clip(&p.walk.hidden_col_runs, last_col);
     let extra: u64 = rows
         .iter()
         .chain(&cols)
         .map(|&(first, end)| end - first - 1)
         .sum();
-    let wanted = p.expanded.saturating_add(extra);
+    let wanted = p.walk.expanded.saturating_add(extra);
     if wanted > cfg.expand_max() {
         return Err(cfg.expand_error(wanted));
     }
@@ -570,7 +491,7 @@ pub(crate) fn finish_table(p: Partial, cfg: TableCfg<'_>) -> Result<ParsedTable>
         .extend(rows.iter().flat_map(|&(a, b)| a..b).map(|r| r as u32));
     out.hidden_cols
         .extend(cols.iter().flat_map(|&(a, b)| a..b).map(|c| c as u32));
-    if p.clipped {
+    if p.walk.clipped {
         out.warnings.push(Error::limit(format!(
             "cells beyond the grid of {GRID_ROWS} rows x {GRID_COLS} columns were dropped"
         )));
@@ -583,9 +504,7 @@ pub(crate) fn finish_table(p: Partial, cfg: TableCfg<'_>) -> Result<ParsedTable>
 
 impl<'a> TableParser<'a> {
     pub(super) fn next(&self, pos: usize, what: &'static str) -> Result<Tag<'a>> {
-        next_tag(self.buf, pos)
-            .map_err(xml_err)?
-            .ok_or_else(|| truncated(self.buf.len(), what))
+        super::xml::next(self.buf, pos, what)
     }
 
     pub(super) fn skip(&self, from: usize, depth: u32) -> Result<usize> {
@@ -666,7 +585,7 @@ impl<'a> TableParser<'a> {
                             ))
                             .at_offset(tag.start as u64));
                         }
-                        self.closed = true;
+                        self.w.closed = true;
                         return Ok((pos, depth));
                     }
                 }
@@ -701,10 +620,10 @@ impl<'a> TableParser<'a> {
     fn column(&mut self, tag: &Tag<'_>) -> Result<()> {
         let repeat = repeat_count(tag, b"number-columns-repeated", "column repeat count")?;
         let hidden = is_hidden(tag);
-        if hidden && self.col_def < GRID_COLS {
-            self.hidden_col_runs.push((self.col_def, repeat));
+        if hidden && self.w.col_def < GRID_COLS {
+            self.w.hidden_col_runs.push((self.w.col_def, repeat));
         }
-        self.col_def = self.col_def.saturating_add(repeat);
+        self.w.col_def = self.w.col_def.saturating_add(repeat);
         Ok(())
     }
 
@@ -717,10 +636,10 @@ impl<'a> TableParser<'a> {
             // Nothing changes: the total was checked when it last grew.
             return Ok(());
         }
-        self.expanded = self.expanded.saturating_add(n);
-        if self.expanded > self.cfg.expand_max() {
-            let mut e = self.cfg.expand_error(self.expanded).at_offset(at as u64);
-            if let (Ok(r), Ok(c)) = (u32::try_from(self.row), u32::try_from(self.col)) {
+        self.w.expanded = self.w.expanded.saturating_add(n);
+        if self.w.expanded > self.cfg.expand_max() {
+            let mut e = self.cfg.expand_error(self.w.expanded).at_offset(at as u64);
+            if let (Ok(r), Ok(c)) = (u32::try_from(self.w.row), u32::try_from(self.col)) {
                 e = e.at_cell(r, c);
             }
             return Err(e);
@@ -734,7 +653,7 @@ impl<'a> TableParser<'a> {
     #[inline]
     pub(super) fn reserve_budget(&mut self, n: u64, at: usize) -> Result<()> {
         let max = self.limits.max_cells_per_sheet;
-        let mut total = self.used.saturating_add(n);
+        let mut total = self.w.used.saturating_add(n);
         if let Some(shared) = self.shared {
             // Chunks of one table draw on one budget, in blocks (an
             // overdraw only sends the table back to the serial path).
@@ -751,7 +670,7 @@ impl<'a> TableParser<'a> {
         if total > max {
             return Err(self.over_budget(total, at));
         }
-        self.used = self.used.saturating_add(n);
+        self.w.used = self.w.used.saturating_add(n);
         Ok(())
     }
 
@@ -765,7 +684,7 @@ impl<'a> TableParser<'a> {
             "more than {max} cells in one sheet (repeated cells expanded: {total} wanted)"
         ))
         .at_offset(at as u64);
-        if let (Ok(r), Ok(c)) = (u32::try_from(self.row), u32::try_from(self.col)) {
+        if let (Ok(r), Ok(c)) = (u32::try_from(self.w.row), u32::try_from(self.col)) {
             e = e.at_cell(r, c);
         }
         e
@@ -815,12 +734,12 @@ impl<'a> TableParser<'a> {
             }
         }
         if hidden {
-            self.hidden_runs.push((self.row, repeat));
+            self.w.hidden_runs.push((self.w.row, repeat));
         }
         if repeat > 1 {
             self.repeat_row(repeat, marks, tag.start)?;
         }
-        self.row = self.row.saturating_add(repeat);
+        self.w.row = self.w.row.saturating_add(repeat);
         Ok(pos)
     }
 
@@ -834,15 +753,15 @@ impl<'a> TableParser<'a> {
         if per_row == 0 {
             return Ok(());
         }
-        let fit = GRID_ROWS.saturating_sub(self.row).min(repeat);
+        let fit = GRID_ROWS.saturating_sub(self.w.row).min(repeat);
         if fit < repeat {
-            self.clipped = true;
+            self.w.clipped = true;
         }
         let copies = fit.saturating_sub(1);
         let extra = (per_row as u64).saturating_mul(copies);
         self.reserve_budget(extra, at)?;
         self.expand(extra, at)?;
-        let base = self.row as u32;
+        let base = self.w.row as u32;
         for k in 1..=copies as u32 {
             let row = base + k;
             for i in m.cells..now.cells {
@@ -889,13 +808,7 @@ impl<'a> TableParser<'a> {
     fn into_partial(self) -> Partial {
         Partial {
             table: self.out,
-            rows: self.row,
-            hidden_runs: self.hidden_runs,
-            hidden_col_runs: self.hidden_col_runs,
-            clipped: self.clipped,
-            closed: self.closed,
-            used: self.used,
-            expanded: self.expanded,
+            walk: self.w,
         }
     }
 }

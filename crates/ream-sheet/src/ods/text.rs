@@ -8,11 +8,11 @@
 //! tabs and line breaks. Spans, links and fields are flattened; notes,
 //! ruby text and nested annotations are left out.
 
-use super::xml::{attr, attr_string, shift, xml_err};
+use super::xml::{attr, attr_string, each_descendant, next, shift, truncated, xml_err};
 use crate::error::{Error, Result};
 use crate::model::{Drawing, DrawingKind};
 use memchr::memchr;
-use ream_xml::{TagKind, XmlError, next_tag, skip_element};
+use ream_xml::{TagKind, skip_element};
 
 /// What a paragraph walk needs besides the buffer.
 pub(crate) struct ParaCtx {
@@ -26,14 +26,6 @@ pub(crate) struct ParaCtx {
     /// Spaces, tabs and breaks written for `text:s` & co. (they can make a
     /// small file's text large, so the caller counts them as repeats).
     pub spaces: std::cell::Cell<u64>,
-}
-
-fn truncated(offset: usize, what: &'static str) -> Error {
-    xml_err(XmlError {
-        offset,
-        message: what,
-        truncated: true,
-    })
 }
 
 /// Collects the text of the paragraph whose start tag ended at `from` into
@@ -55,9 +47,7 @@ pub(crate) fn collect_paragraph<'a>(
             ream_xml::unescape_into(rest.get(..lt).unwrap_or_default(), out)
                 .map_err(|e| xml_err(shift(e, pos)))?;
         }
-        let tag = next_tag(buf, pos + lt)
-            .map_err(xml_err)?
-            .ok_or_else(|| truncated(buf.len(), "paragraph not closed"))?;
+        let tag = next(buf, pos + lt, "paragraph not closed")?;
         pos = tag.end;
         let exact = |out: &mut Vec<u8>, b: u8, n: u64| -> Result<()> {
             let used = out.len().saturating_sub(ctx.text_start) as u64;
@@ -138,9 +128,7 @@ pub(crate) fn read_annotation(
         spaces: std::cell::Cell::new(0),
     };
     loop {
-        let tag = next_tag(buf, pos)
-            .map_err(xml_err)?
-            .ok_or_else(|| truncated(buf.len(), "annotation not closed"))?;
+        let tag = next(buf, pos, "annotation not closed")?;
         pos = tag.end;
         match (tag.kind, tag.name) {
             (TagKind::Start, b"creator") => {
@@ -184,132 +172,28 @@ pub(crate) fn read_frame(
     if empty {
         return Ok((None, from));
     }
-    let mut pos = from;
-    let mut depth: u32 = 1;
     let mut found: Option<Drawing> = None;
-    loop {
-        let tag = next_tag(buf, pos)
-            .map_err(xml_err)?
-            .ok_or_else(|| truncated(buf.len(), "drawing frame not closed"))?;
-        pos = tag.end;
-        match tag.kind {
-            TagKind::Start | TagKind::Empty => {
-                let kind = match tag.name {
-                    b"image" => Some(DrawingKind::Image),
-                    b"object" | b"object-ole" => Some(DrawingKind::Chart),
-                    _ => None,
-                };
-                if let (None, Some(kind), Some(href)) = (&found, kind, attr(&tag, b"href")) {
-                    let href =
-                        attr_string(href, scratch).map_err(|e| xml_err(shift(e, tag.start)))?;
-                    let href = href.trim_start_matches("./").to_string();
-                    let part = match kind {
-                        DrawingKind::Chart => format!("{}/content.xml", href.trim_end_matches('/')),
-                        DrawingKind::Image => href,
-                    };
-                    found = Some(Drawing {
-                        kind,
-                        anchor,
-                        part,
-                        title: None,
-                    });
-                }
-                if tag.kind == TagKind::Start {
-                    depth += 1;
-                    if depth > depth_left {
-                        return Err(
-                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
-                        );
-                    }
-                }
-            }
-            TagKind::End => {
-                depth -= 1;
-                if depth == 0 {
-                    return Ok((found, pos));
-                }
-            }
-            _ => {}
+    let end = each_descendant(buf, from, depth_left, "drawing frame not closed", |tag| {
+        let kind = match tag.name {
+            b"image" => DrawingKind::Image,
+            b"object" | b"object-ole" => DrawingKind::Chart,
+            _ => return Ok(()),
+        };
+        if let (None, Some(href)) = (&found, attr(tag, b"href")) {
+            let href = attr_string(href, scratch).map_err(|e| xml_err(shift(e, tag.start)))?;
+            let href = href.trim_start_matches("./").to_string();
+            let part = match kind {
+                DrawingKind::Chart => format!("{}/content.xml", href.trim_end_matches('/')),
+                DrawingKind::Image => href,
+            };
+            found = Some(Drawing {
+                kind,
+                anchor,
+                part,
+                title: None,
+            });
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn para(xml: &str) -> String {
-        let buf = xml.as_bytes();
-        let tag = next_tag(buf, 0).unwrap().unwrap();
-        let mut out = Vec::new();
-        let mut link = None;
-        let ctx = ParaCtx {
-            depth_left: 16,
-            text_start: 0,
-            max_bytes: 1000,
-            spaces: Default::default(),
-        };
-        let end = collect_paragraph(buf, tag.end, &mut out, &ctx, &mut link).unwrap();
-        assert_eq!(end, buf.len());
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn paragraphs() {
-        assert_eq!(para("<text:p>Value <text:s/>With</text:p>"), "Value  With");
-        assert_eq!(
-            para("<text:p><text:s text:c=\"2\"/>a <text:s/></text:p>"),
-            "  a  "
-        );
-        assert_eq!(para("<text:p>  a \r\n b  </text:p>"), "  a \n b  ");
-        assert_eq!(
-            para("<text:p>a<text:tab/>b<text:line-break/>c</text:p>"),
-            "a\tb\nc"
-        );
-        assert_eq!(
-            para(
-                "<text:p><text:span>x &amp; <text:a xlink:href=\"u\">y</text:a></text:span><text:note><text:p>no</text:p></text:note></text:p>"
-            ),
-            "x & y"
-        );
-        assert_eq!(para("<text:p><![CDATA[<b>]]></text:p>"), "<b>");
-    }
-
-    #[test]
-    fn limits_and_truncation() {
-        let buf = b"<text:p><text:s text:c=\"99999999999\"/></text:p>";
-        let ctx = ParaCtx {
-            depth_left: 16,
-            text_start: 0,
-            max_bytes: 100,
-            spaces: Default::default(),
-        };
-        let (mut out, mut link) = (Vec::new(), None);
-        let e = collect_paragraph(buf, 8, &mut out, &ctx, &mut link).unwrap_err();
-        assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded);
-        let e = collect_paragraph(b"<text:p>abc", 8, &mut out, &ctx, &mut link).unwrap_err();
-        assert!(e.truncated);
-        let deep = "<text:p>".to_string() + &"<text:span>".repeat(40);
-        let e = collect_paragraph(deep.as_bytes(), 8, &mut out, &ctx, &mut link).unwrap_err();
-        assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded);
-    }
-
-    #[test]
-    fn annotation_and_frame() {
-        let xml = b"<office:annotation><dc:creator>Ann</dc:creator><dc:date>2020</dc:date><text:p>one</text:p><text:p>two</text:p></office:annotation>";
-        let tag = next_tag(xml, 0).unwrap().unwrap();
-        let (a, t, end, _) = read_annotation(xml, tag.end, 16, 100, &mut Vec::new()).unwrap();
-        assert_eq!(
-            (a.as_str(), t.as_str(), end),
-            ("Ann", "one\ntwo", xml.len())
-        );
-        let xml = b"<draw:frame><draw:image xlink:href=\"Pictures/a.png\"/></draw:frame>";
-        let tag = next_tag(xml, 0).unwrap().unwrap();
-        let (d, end) = read_frame(xml, tag.end, false, 16, Some((1, 2)), &mut Vec::new()).unwrap();
-        let d = d.unwrap();
-        assert_eq!(
-            (d.kind, d.part.as_str(), end),
-            (DrawingKind::Image, "Pictures/a.png", xml.len())
-        );
-    }
+        Ok(())
+    })?;
+    Ok((found, end))
 }

@@ -237,49 +237,22 @@ mod tests {
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration(b"PT10H10M10S"), Some(36_610.0));
-        assert_eq!(parse_duration(b"PT288H00M00S"), Some(288.0 * 3600.0));
-        let f = parse_duration(b"PT10H10M10.123456S").unwrap();
-        assert!((f - 36_610.123_456).abs() < 1e-9);
-        assert_eq!(parse_duration(b"-PT1H"), Some(-3600.0));
-        assert_eq!(parse_duration(b"P1DT2H"), Some(93_600.0));
-        assert_eq!(parse_duration(b"PT0,5S"), Some(0.5));
-        assert_eq!(parse_duration(b"P1Y"), None);
-        assert_eq!(parse_duration(b"PT"), None);
-        assert_eq!(parse_duration(b"PT1S1H"), None);
-        assert_eq!(parse_duration(b"10:00"), None);
+        for (text, want) in [
+            ("PT10H10M10S", Some(36_610.0)),
+            ("PT288H00M00S", Some(288.0 * 3600.0)),
+            ("PT10H10M10.5S", Some(36_610.5)),
+            ("-PT1H", Some(-3600.0)),
+            ("P1DT2H", Some(93_600.0)),
+            ("PT0,5S", Some(0.5)),
+            ("P1Y", None),
+            ("PT", None),
+            ("PT1S1H", None),
+            ("10:00", None),
+        ] {
+            assert_eq!(parse_duration(text.as_bytes()), want, "{text}");
+        }
         assert_eq!(duration_kind(0.5), DateKind::Time);
         assert_eq!(duration_kind(12.0), DateKind::Duration);
-    }
-
-    #[test]
-    fn fast_dates_match_the_general_parser() {
-        for d in [
-            "1900-03-01",
-            "1900-03-01T00:00:01",
-            "2024-02-29",
-            "2023-02-29",
-            "2000-02-29",
-            "2100-02-29",
-            "2021-01-01T10:10:10",
-            "2021-01-01T24:00:00",
-            "1999-12-31T23:59:59",
-            "9999-12-31",
-            "2021-13-01",
-            "2021-00-10",
-            "2021-1-01",
-            "1900-02-28",
-        ] {
-            let general = crate::dates::iso_to_serial(d.as_bytes(), false);
-            if let Some(fast) = fast_date(d.as_bytes()) {
-                assert_eq!(Some(fast), general, "{d}");
-            } else {
-                assert!(
-                    d.starts_with("1900-02") || general.is_none() || d.len() != 10,
-                    "{d}"
-                );
-            }
-        }
     }
 
     proptest::proptest! {

@@ -4,12 +4,7 @@
 //! scanner errors turned into crate errors with absolute offsets.
 
 use crate::error::Error;
-use ream_xml::{Tag, XmlError};
-
-/// The attributes of `tag` with prefixes kept.
-pub(crate) fn qattrs<'a>(tag: &Tag<'a>) -> ream_xml::QualifiedAttrs<'a> {
-    tag.qualified_attributes()
-}
+use ream_xml::{Tag, TagKind, XmlError};
 
 /// The raw value of the attribute with local name `local` (any prefix).
 pub(crate) fn attr<'a>(tag: &Tag<'a>, local: &[u8]) -> Option<&'a [u8]> {
@@ -39,6 +34,63 @@ pub(crate) fn xml_err(e: XmlError) -> Error {
     err
 }
 
+/// The error of a part that ends at `offset`, inside `message`'s element
+/// (marked truncated: a windowed reader reads more and retries).
+pub(crate) fn truncated(offset: usize, message: &'static str) -> Error {
+    xml_err(XmlError {
+        offset,
+        message,
+        truncated: true,
+    })
+}
+
+/// The tag at or after `pos`; running out of tags is [`truncated`] inside
+/// `what`.
+pub(crate) fn next<'a>(buf: &'a [u8], pos: usize, what: &'static str) -> Result<Tag<'a>, Error> {
+    ream_xml::next_tag(buf, pos)
+        .map_err(xml_err)?
+        .ok_or_else(|| truncated(buf.len(), what))
+}
+
+/// Walks everything inside the element whose start tag ended at `from`,
+/// handing each start or empty tag to `f`; returns the offset past the
+/// element's end tag. `depth_left` bounds the nesting below the element;
+/// running out of tags is [`truncated`] inside `what`.
+pub(crate) fn each_descendant<'a>(
+    buf: &'a [u8],
+    from: usize,
+    depth_left: u32,
+    what: &'static str,
+    mut f: impl FnMut(&Tag<'a>) -> Result<(), Error>,
+) -> Result<usize, Error> {
+    let mut pos = from;
+    let mut depth: u32 = 1;
+    loop {
+        let tag = next(buf, pos, what)?;
+        pos = tag.end;
+        match tag.kind {
+            TagKind::Start | TagKind::Empty => {
+                f(&tag)?;
+                if tag.kind == TagKind::Start {
+                    depth += 1;
+                    if depth > depth_left {
+                        return Err(
+                            Error::limit("XML nesting too deep").at_offset(tag.start as u64)
+                        );
+                    }
+                }
+            }
+            TagKind::End => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(pos);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// An error for an attribute value decoded from `raw` at `offset`, with
 /// the offending value quoted (shortened).
 pub(crate) fn bad_value(what: &str, raw: &[u8], offset: usize) -> Error {
@@ -57,28 +109,4 @@ pub(crate) fn shift(mut e: XmlError, base: usize) -> XmlError {
 /// `<table:table`.
 pub(super) fn ends_name(b: Option<&u8>) -> bool {
     matches!(b, Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keeps_prefixes() {
-        let xml =
-            br#"<table:table-cell office:value-type="float" calcext:value-type='error' x="1>"/>"#;
-        let tag = ream_xml::next_tag(xml, 0).unwrap().unwrap();
-        let got: Vec<_> = qattrs(&tag).collect();
-        assert_eq!(
-            got,
-            vec![
-                (&b"office:value-type"[..], &b"float"[..]),
-                (&b"calcext:value-type"[..], &b"error"[..]),
-                (&b"x"[..], &b"1>"[..]),
-            ]
-        );
-        assert_eq!(attr(&tag, b"value-type"), Some(&b"float"[..]));
-        let mut s = Vec::new();
-        assert_eq!(attr_string(b"a&amp;b", &mut s).unwrap(), "a&b");
-    }
 }

@@ -1247,3 +1247,88 @@ fn bad_row_and_column_repeat_counts_are_named() {
         assert_eq!(e.part(), Some("content.xml"));
     }
 }
+
+/// Cell text as written: spaces and line ends kept, `text:s` counts,
+/// CDATA, notes left out; LibreOffice's attribute spellings read like any
+/// other prefix or quote.
+#[test]
+fn text_details_and_attribute_spellings() {
+    let wb = one_sheet(&format!(
+        "<table:table-row>{}{}{}{}</table:table-row>",
+        string(r#"<text:s text:c="2"/>a <text:s/>"#),
+        string("  a \r\n b  "),
+        string("<![CDATA[<b>]]><text:note><text:p>no</text:p></text:note>"),
+        string("Value <text:s/>With"),
+    ));
+    let v = |c| wb.sheet(0).unwrap().get(0, c).map(|c| c.value);
+    assert_eq!(v(0), Some(Value::String("  a  ")));
+    assert_eq!(v(1), Some(Value::String("  a \n b  ")));
+    assert_eq!(v(2), Some(Value::String("<b>")));
+    assert_eq!(v(3), Some(Value::String("Value  With")));
+    let usual = concat!(
+        r#"<table:table-cell office:value-type="float" office:value="1.5"><text:p>1.5</text:p></table:table-cell>"#,
+        r#"<table:table-cell table:style-name="ce1" office:value-type="date" office:date-value="2020-01-02"><text:p>x</text:p></table:table-cell>"#,
+        r#"<table:table-cell office:value-type="time" office:time-value="PT1H"><text:p>x</text:p></table:table-cell>"#,
+        r#"<table:table-cell office:value-type="boolean" office:boolean-value="true"><text:p>x</text:p></table:table-cell>"#,
+        r#"<table:table-cell table:formula="of:=1" office:value-type="string" office:string-value="s"><text:p>x</text:p></table:table-cell>"#,
+        r#"<table:table-cell office:value-type="float" office:value="0" calcext:value-type="error"><text:p>#DIV/0!</text:p></table:table-cell>"#,
+        r#"<table:table-cell office:value-type="percentage" office:value="0.5"><text:p>50%</text:p></table:table-cell>"#,
+    );
+    let other = usual
+        .replace("office:", "o:")
+        .replace("table:formula", "t:formula")
+        .replace("table:style-name=\"ce1\"", "table:style-name='ce1'");
+    let cells = |c: &str| {
+        dump(&one_sheet(&format!(
+            "<table:table-row>{c}</table:table-row>"
+        )))
+    };
+    let want = cells(usual);
+    assert_eq!(want.len(), 9, "{want:?}");
+    assert_eq!(cells(&other), want);
+    assert_eq!(cells(&usual.replace('"', "'")), want);
+}
+
+/// Row chunks cut at many places (chunk sizes from 1 KiB on) give the
+/// serial read: hidden columns and rows, spans, comments, links, frames,
+/// formulas, repeats, grid clipping, header rows and row groups.
+#[test]
+fn chunk_cuts_anywhere_give_the_serial_table() {
+    let cell =
+        |v: &str| format!(r#"<table:table-cell office:value-type="float" office:value="{v}"/>"#);
+    let mut rows = format!(
+        "<table:table-column table:visibility=\"collapse\"/><table:table-header-rows><table:table-row>{}</table:table-row></table:table-header-rows>",
+        cell("1")
+    );
+    for k in 0..300 {
+        rows += &[
+            format!(r#"<table:table-row table:visibility="collapse"><table:table-cell office:value-type="string" table:number-columns-spanned="2"><text:p>s&amp;t{k}</text:p></table:table-cell><table:covered-table-cell/>{}</table:table-row>"#, cell("2")),
+            r#"<table:table-row table:number-rows-repeated="3"><table:table-cell table:formula="of:=1+1" office:value-type="float" office:value="2"><office:annotation><dc:creator>A</dc:creator><text:p>c</text:p></office:annotation></table:table-cell></table:table-row>"#.to_string(),
+            "<table:table-row table:number-rows-repeated=\"5\"><table:table-cell/></table:table-row>".to_string(),
+            format!("<table:table-row-group><table:table-row>{}</table:table-row><table:table-row>{}</table:table-row></table:table-row-group>", cell("3"), cell("4")),
+            r#"<table:table-row><table:table-cell office:value-type="string"><text:p><text:a xlink:href="http://x/">l</text:a></text:p><draw:frame><draw:image xlink:href="Pictures/i.png"/></draw:frame></table:table-cell></table:table-row>"#.to_string(),
+            format!("<table:table-row>{}{}</table:table-row>", cell("6"), cell("7")),
+            format!(r#"<table:table-row table:visibility="collapse" table:number-rows-repeated="4">{}</table:table-row>"#, cell("8")),
+        ]
+        .concat();
+    }
+    rows += r#"<table:table-row table:number-rows-repeated="1048500"><table:table-cell/></table:table-row>"#;
+    rows += &format!("<table:table-row>{}</table:table-row>", cell("9"));
+    rows += r#"<table:named-expressions><table:named-range table:name="N" table:cell-range-address="$T.$A$1"/></table:named-expressions>"#;
+    let bytes = package(&content("", &table("T", &rows)));
+    let serial = dump(&Workbook::from_bytes(bytes.clone(), &serial_opts()).unwrap());
+    let mut chunked = 0;
+    for chunk in (1 << 10..48 << 10).step_by(1536) {
+        for threads in [2, 3] {
+            let opts = OpenOptions::new()
+                .threads(threads)
+                .tune_chunk_bytes(chunk)
+                .tune_stream_block(1 << 10);
+            let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+            assert_eq!(dump(&wb), serial, "chunk_bytes={chunk} threads={threads}");
+            chunked += wb.stats().chunks;
+        }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(cores < 2 || chunked > 0);
+}
