@@ -84,7 +84,8 @@ pub struct Common {
     #[arg(long)]
     pub strict: bool,
     /// Password of an encrypted file, tried as user and as owner password
-    /// after the empty user password: SASLprep'd UTF-8 (then plain UTF-8)
+    /// before the empty user password (a wrong password on a file the
+    /// empty one opens is a warning): SASLprep'd UTF-8 (then plain UTF-8)
     /// for AES-256 files, PDFDocEncoding (then UTF-8) for older ones; at
     /// most 127 bytes are used.
     #[arg(long)]

@@ -82,7 +82,13 @@ fn file(encrypt: &str, enc: &dyn Fn(u32, &[u8]) -> Vec<u8>) -> Vec<u8> {
 }
 
 fn rc4_r3_file(encrypt_override: Option<&str>) -> Vec<u8> {
-    let (o, u, key) = build::r3(b"user", b"owner", -4, &ID0, 16);
+    rc4_r3_file_for(b"user", encrypt_override)
+}
+
+/// An RC4 128-bit revision 3 file with user password `user` and owner
+/// password `owner`.
+fn rc4_r3_file_for(user: &[u8], encrypt_override: Option<&str>) -> Vec<u8> {
+    let (o, u, key) = build::r3(user, b"owner", -4, &ID0, 16);
     let dict = format!(
         "<< /Filter /Standard /V 2 /R 3 /Length 128 /P -4 /O <{}> /U <{}> >>",
         hex(&o),
@@ -354,17 +360,7 @@ fn aes_stream_tail_is_dropped_with_a_warning() {
 /// with a warning saying so.
 #[test]
 fn a_given_password_is_tried_before_the_empty_one() {
-    let (o, u, key) = build::r3(b"", b"owner", -4, &ID0, 16);
-    let dict = format!(
-        "<< /Filter /Standard /V 2 /R 3 /Length 128 /P -4 /O <{}> /U <{}> >>",
-        hex(&o),
-        hex(&u)
-    );
-    let enc = move |num: u32, data: &[u8]| {
-        let k = object_key(&key, ObjRef::new(num, 0), Method::Rc4);
-        rc4(&k, data).unwrap()
-    };
-    let bytes = file(&dict, &enc);
+    let bytes = rc4_r3_file_for(b"", None);
     let opened = |pw: Option<&str>| {
         let opts = match pw {
             Some(p) => PdfOptions::new().password(p),
