@@ -89,20 +89,6 @@ fn apply<'a>(a: &mut CellAttrs<'a>, qname: &[u8], v: &'a [u8], at: usize) -> Res
     Ok(())
 }
 
-/// A cell attribute recognised by its full spelling (see [`known_attr`]).
-#[derive(Clone, Copy)]
-enum Known {
-    ValueType,
-    Value,
-    DateValue,
-    TimeValue,
-    BooleanValue,
-    StringValue,
-    Formula,
-    CalcextValueType,
-    StyleName,
-}
-
 /// `Some((k, len))` when `rest` starts with the constant `text` (`len` its
 /// length): one constant compare, where a compare of variable length
 /// becomes a `memcmp` call.
@@ -110,57 +96,6 @@ macro_rules! spelled {
     ($rest:expr, $k:expr, $text:literal) => {
         $rest.starts_with($text).then_some(($k, $text.len()))
     };
-}
-
-/// The attribute at the start of `rest` when it is one of the spellings
-/// LibreOffice writes on cells, with the length of its name plus `="`.
-/// Matching the name and `="` as one constant skips the search for `=`
-/// and the name comparisons of [`apply`] (on giant.ods those are a third
-/// of the tag scan). Anything else goes the general way, with the same
-/// result: [`apply`] maps these names to the same fields.
-#[inline]
-fn known_attr(rest: &[u8]) -> Option<(Known, usize)> {
-    // The prefix first, then one byte picks the only spelling left to
-    // compare, each a constant (a compare of variable length becomes a
-    // `memcmp` call): against a scan of the nine spellings this saves
-    // some 40 instructions a cell on seed.ods (callgrind).
-    if let Some(local) = rest.strip_prefix(b"office:") {
-        match local.first()? {
-            b'v' if local.get(5) == Some(&b'-') => {
-                spelled!(rest, Known::ValueType, b"office:value-type=\"")
-            }
-            b'v' => spelled!(rest, Known::Value, b"office:value=\""),
-            b'd' => spelled!(rest, Known::DateValue, b"office:date-value=\""),
-            b'b' => spelled!(rest, Known::BooleanValue, b"office:boolean-value=\""),
-            b's' => spelled!(rest, Known::StringValue, b"office:string-value=\""),
-            b't' => spelled!(rest, Known::TimeValue, b"office:time-value=\""),
-            _ => None,
-        }
-    } else if let Some(local) = rest.strip_prefix(b"table:") {
-        match local.first()? {
-            b'f' => spelled!(rest, Known::Formula, b"table:formula=\""),
-            b's' => spelled!(rest, Known::StyleName, b"table:style-name=\""),
-            _ => None,
-        }
-    } else {
-        spelled!(rest, Known::CalcextValueType, b"calcext:value-type=\"")
-    }
-}
-
-/// [`apply`] for a [`Known`] attribute.
-#[inline]
-fn apply_known<'a>(a: &mut CellAttrs<'a>, field: Known, v: &'a [u8]) {
-    match field {
-        Known::ValueType => a.vt = value_type(v),
-        Known::Value => a.value = Some(v),
-        Known::DateValue => a.date = Some(v),
-        Known::TimeValue => a.time = Some(v),
-        Known::BooleanValue => a.boolean = Some(v),
-        Known::StringValue => a.string = Some(v),
-        Known::Formula => a.formula = Some(v),
-        Known::CalcextValueType => a.calc_error = v == b"error",
-        Known::StyleName => {}
-    }
 }
 
 /// The usual `office:value-type` values with their closing quote at the
@@ -199,96 +134,6 @@ fn read_attrs<'a>(tag: &Tag<'a>) -> Result<CellAttrs<'a>> {
         apply(&mut a, qname, v, tag.start)?;
     }
     Ok(a)
-}
-
-/// Scans a `<table:table-cell` / `<table:covered-table-cell` start tag at
-/// `start` in one pass (name, attributes and end together), or `None` when
-/// there is none there or its shape is unusual (the generic scanner then
-/// takes over and reports any error).
-fn scan_cell_tag<'b>(
-    buf: &'b [u8],
-    start: usize,
-    a: &mut CellAttrs<'b>,
-) -> Result<Option<Tag<'b>>> {
-    const CELL: &[u8] = b"<table:table-cell";
-    const COVERED: &[u8] = b"<table:covered-table-cell";
-    let rest = buf.get(start..).unwrap_or_default();
-    let (name, from) = if rest.starts_with(CELL) {
-        (&b"table-cell"[..], start + CELL.len())
-    } else if rest.starts_with(COVERED) {
-        (&b"covered-table-cell"[..], start + COVERED.len())
-    } else {
-        return Ok(None);
-    };
-    let mut i = from;
-    if !super::xml::ends_name(buf.get(i)) {
-        return Ok(None);
-    }
-    loop {
-        while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
-            i += 1;
-        }
-        let (kind, attrs_end, end) = match buf.get(i) {
-            Some(b'>') => (TagKind::Start, i, i + 1),
-            Some(b'/') if buf.get(i + 1) == Some(&b'>') => (TagKind::Empty, i, i + 2),
-            Some(_) => {
-                // LibreOffice's spellings, name and `="` matched at once.
-                let (known, from, q) =
-                    if let Some((field, prefix)) = known_attr(buf.get(i..).unwrap_or_default()) {
-                        // The value type with its closing quote, as one more
-                        // constant: no search for the quote, no second match.
-                        if let Known::ValueType = field
-                            && let Some((vt, len)) =
-                                quoted_value_type(buf.get(i + prefix..).unwrap_or_default())
-                        {
-                            a.vt = vt;
-                            i += prefix + len;
-                            continue;
-                        }
-                        (Some(field), i + prefix, b'"')
-                    } else {
-                        // The `=` must come before the tag's end, so that a
-                        // value-less attribute (`calcext:x/>`) is not read
-                        // into the next table (test
-                        // `ods::value_less_attribute_stays_in_its_tag`).
-                        let Some(eq) = buf.get(i..).and_then(|b| find2(b'=', b'>', b)) else {
-                            return Ok(None);
-                        };
-                        let eq = i + eq;
-                        match (buf.get(eq), buf.get(eq + 1)) {
-                            (Some(b'='), Some(&q @ (b'"' | b'\''))) => (None, eq + 2, q),
-                            _ => return Ok(None),
-                        }
-                    };
-                // The closing quote must come before any `<` (which a value
-                // cannot hold): an unclosed value is left to the generic
-                // scanner instead of running into later markup.
-                let Some(close) = buf.get(from..).and_then(|b| find2(q, b'<', b)) else {
-                    return Ok(None);
-                };
-                let close = from + close;
-                if buf.get(close) != Some(&q) {
-                    return Ok(None);
-                }
-                let value = buf.get(from..close).unwrap_or_default();
-                match known {
-                    Some(field) => apply_known(a, field, value),
-                    None => apply(a, buf.get(i..from - 2).unwrap_or_default(), value, start)?,
-                }
-                i = close + 1;
-                continue;
-            }
-            None => return Ok(None),
-        };
-        let tag = Tag {
-            name,
-            kind,
-            attrs: buf.get(from..attrs_end).unwrap_or_default(),
-            start,
-            end,
-        };
-        return Ok(Some(tag));
-    }
 }
 
 /// The first `a` or `b` in `hay`. Attribute names and values of cell tags
@@ -418,20 +263,6 @@ impl<'a> TableParser<'a> {
     /// cell element); returns the offset past it.
     pub(super) fn cell(&mut self, tag: &Tag<'a>, depth: u32) -> Result<usize> {
         let res = read_attrs(tag).and_then(|a| self.cell_inner(tag, &a, depth));
-        self.locate(res)
-    }
-
-    /// The cell at `pos` through the one-pass scanner; `None` when there
-    /// is no cell start tag of the usual shape at `pos`.
-    pub(super) fn fast_cell(&mut self, pos: usize, depth: u32) -> Result<Option<usize>> {
-        // Filled in place: the attributes are some 150 bytes, and moving
-        // them out and in again cost about 30 instructions a cell.
-        let mut a = CellAttrs::new();
-        let res = match scan_cell_tag(self.buf, pos, &mut a) {
-            Ok(Some(tag)) => self.cell_inner(&tag, &a, depth).map(Some),
-            Ok(None) => Ok(None),
-            Err(e) => Err(e),
-        };
         self.locate(res)
     }
 

@@ -717,9 +717,6 @@ impl<'a> TableParser<'a> {
                 } else if let Some(end) = self.plain_cell(pos)? {
                     pos = end;
                     continue;
-                } else if let Some(end) = self.fast_cell(pos, depth + 1)? {
-                    pos = end;
-                    continue;
                 }
                 let t = self.next(pos, "content.xml ends inside a table row")?;
                 pos = t.end;
