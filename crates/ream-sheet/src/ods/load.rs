@@ -1,33 +1,37 @@
-//! The loaded ODS open: `content.xml` read in one pass over the
-//! pipeline's sliding window (`crate::pipeline`) at every thread count.
+//! Every read of `content.xml`: one pass over the pipeline's sliding
+//! window (`crate::pipeline`), loaded at every thread count or listed
+//! without cells (`lazy.rs`).
 //!
-//! This thread inflates and walks the outline. A table of [`SEND_MIN`]
-//! bytes or more whose successor already starts in the window goes to the
-//! pool whole; a longer one is cut at `<table:table-row` starts into row
+//! This thread inflates and walks the outline (`split::outline_step`).
+//! With other parsers ([`Mode::Pool`]), a table of [`SEND_MIN`] bytes or
+//! more whose successor already starts in the window goes to the pool
+//! whole; a longer one is cut at `<table:table-row` starts into row
 //! chunks of `chunk_bytes` (4 MiB by default), joined in order
 //! (`chunks::Stitcher`); the rest is parsed here, block by block
 //! (`table::parse_block_into`; blocks of 512 KiB, 4 MiB once a table is
-//! cut). With one parser every table is parsed here.
+//! cut). The pool read gives up on anything unusual (any error, a unit
+//! longer than [`MAX_SPAN`], a cut in a row group or nested table, more
+//! than white space after a table sent whole) and the part is read again
+//! with every table parsed here ([`Mode::Serial`]), which gives the
+//! errors: the first in document order, naming `content.xml`, the sheet
+//! (`#N` when unnamed), the cell and the byte offset.
 //!
-//! The result must be the whole-part read's (`mod.rs`), so this read gives
-//! up on anything unusual (any error, a unit longer than [`MAX_SPAN`],
-//! more than `MAX_TABLES` candidates) and the caller reads the part whole.
-//! Where chunks cannot stand alone (a cut in a row group or nested table,
-//! more than white space after a table sent whole) the part is read again
-//! with every table parsed here. Tables are walked with the repeat budget
-//! of the `<table:table` candidates counted so far (more permissive) and
-//! checked against the final count when finished.
+//! A table's repeat budget depends on the number of `<table:table`
+//! candidates in the whole part ([`TableCfg::tables`]); the window parses
+//! with those counted so far (more permissive) and checks against the
+//! final count. Where the count grew and an error or the final check
+//! could depend on it, the part is read again with the final count from
+//! the start, so errors are those of a read that knew it.
 
 use super::chunks::Stitcher;
 use super::names::RawName;
 use super::split::{Outline, outline_step, window_prelude};
 use super::starts::{NEEDLE, each_table_start};
 use super::stream::Cutter;
-use super::table::{
-    Carry, ParsedTable, Partial, TableCfg, finish_table, parse_block_into, parse_chunk,
-};
+use super::table::name_and_style;
+use super::table::{Carry, ParsedTable, Partial, TableCfg, finish_table, parse_chunk};
 use super::{MAX_TABLES, PART};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::OpenStats;
 use crate::options::{Limits, OpenOptions};
 use crate::pipeline::pool::{self, Pool};
@@ -38,14 +42,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
-/// Most bytes the window may hold from the current position: a longer
-/// unit sends the open to the whole-part read (no rescans without bound).
+/// Most bytes the window may hold from the current position in a pool
+/// read: a longer unit sends the open to the serial read.
 const MAX_SPAN: usize = 64 << 20;
 
 /// Smallest table sent whole to the pool.
 const SEND_MIN: usize = 64 << 10;
 
-/// What a loaded read produced (over the window, or whole in `mod.rs`).
+/// What a read produced.
 pub(super) struct Windowed {
     /// The top-level tables, finished (hidden rows, limits checked).
     pub tables: Vec<ParsedTable>,
@@ -55,6 +59,44 @@ pub(super) struct Windowed {
     pub hidden_styles: Vec<String>,
     /// Phase A (the prelude), inflating, bytes, threads and units so far.
     pub stats: OpenStats,
+    /// Offset of each table's start tag in `content.xml`.
+    pub starts: Vec<u64>,
+    /// Nesting depth of the spreadsheet's children.
+    pub depth: u32,
+    /// The window, when a listing stopped at the sheet wanted (it still
+    /// holds that sheet's start).
+    pub window: Option<Window>,
+}
+
+/// How a read treats the tables it meets.
+pub(super) enum Mode<'s, 'e, 'l> {
+    /// Every table parsed on this thread; errors are exact.
+    Serial,
+    /// Other parsers in `pool`, row chunks of about the given bytes; any
+    /// problem gives up (the caller reads serially).
+    Pool(Units<'s, 'e, 'l>, usize),
+    /// Listing (`load_cells(false)`): rows skipped, names and starts
+    /// kept; stops at the table `stop` says is the last one wanted.
+    List(&'l dyn Fn(usize, &str) -> bool),
+}
+
+/// Why a read ended without a result.
+pub(super) enum Stop {
+    /// The error to report (or, in a pool read, a reason to give up).
+    Error(Error),
+    /// Read again with this table count from the start.
+    Recount(u64),
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Stop {
+        Stop::Error(e)
+    }
+}
+
+/// The reason a pool read gives up (never reported).
+fn give_up() -> Error {
+    Error::malformed("the pool read gave up")
 }
 
 /// A unit handed to the pool: one chunk of a table's rows, or a whole
@@ -91,10 +133,17 @@ const SPARE: usize = 8;
 /// The window, the table-candidate count and the pool.
 struct Reader<'s, 'e, 'l> {
     w: Window,
+    limits: &'l Limits,
+    /// Nesting allowed below a table element.
+    depth_left: u32,
     /// `<table:table` candidates after the prelude, counted so far.
     count: u64,
     /// Absolute offset up to which candidates were counted.
     scanned: u64,
+    /// The table count to parse with, when known from an earlier read.
+    fixed: Option<u64>,
+    /// The table count the first table was parsed with.
+    first_count: Option<u64>,
     cutter: Cutter,
     /// The parsers (`None`: every table parsed here, in place), and the
     /// chunk size.
@@ -115,6 +164,18 @@ struct Reader<'s, 'e, 'l> {
 }
 
 impl<'l> Reader<'_, '_, 'l> {
+    /// The settings to parse a table with now: the final table count when
+    /// known, else the candidates counted so far.
+    fn cfg(&mut self) -> TableCfg<'l> {
+        let tables = self.fixed.unwrap_or(self.count).max(1);
+        self.first_count.get_or_insert(tables);
+        TableCfg {
+            limits: self.limits,
+            depth_left: self.depth_left,
+            tables,
+        }
+    }
+
     /// Counts the candidates in the bytes read since the last call; a
     /// match too close to the window's end to be judged waits for more.
     fn scan(&mut self) {
@@ -146,45 +207,72 @@ impl<'l> Reader<'_, '_, 'l> {
     }
 
     /// Drops the bytes before `*pos` (those already counted) and reads
-    /// one more block; `None` at the end of the part, on an error, past
-    /// [`MAX_SPAN`] or `MAX_TABLES`.
-    fn advance(&mut self, pos: &mut usize) -> Option<()> {
+    /// one more block. Fails at the end of the part (`what` ends early
+    /// there), past [`MAX_SPAN`] with a pool, and past `MAX_TABLES`.
+    fn advance(&mut self, pos: &mut usize, what: &'static str) -> Result<()> {
         if self.w.eof {
-            return None;
+            let at = (self.w.base + self.w.data().len() as u64) as usize;
+            return Err(super::xml::truncated(at, what));
         }
         let counted = usize::try_from(self.scanned.saturating_sub(self.w.base)).unwrap_or(0);
         let keep = (*pos).min(counted);
-        if self.w.data().len().saturating_sub(keep) > MAX_SPAN {
-            return None;
+        if self.pool.is_some() && self.w.data().len().saturating_sub(keep) > MAX_SPAN {
+            return Err(give_up());
         }
-        self.w.advance(keep).ok()?;
+        self.w.advance(keep)?;
         *pos -= keep;
         self.scan();
-        (self.count <= MAX_TABLES as u64).then_some(())
+        if self.count > MAX_TABLES as u64 {
+            self.count_rest()?;
+        }
+        Ok(())
     }
 
-    /// Parses the table whose start tag is at `start` in the window on this
-    /// thread, block by block, with the repeat budget of the tables counted
-    /// so far. Returns it unfinished and the position past its end tag.
-    fn table_serial(&mut self, start: usize, cfg: &dyn Fn(u64) -> TableCfg<'l>) -> Option<Got> {
+    /// Reads to the end of the part, counting candidates; fails past
+    /// `MAX_TABLES`, saying how many there are.
+    fn count_rest(&mut self) -> Result<()> {
+        while !self.w.eof {
+            self.w.advance(self.w.data().len())?;
+            self.scan();
+        }
+        if self.count > MAX_TABLES as u64 {
+            let n = self.count;
+            let e = format!("content.xml holds {n} table elements, more than {MAX_TABLES}");
+            return Err(Error::limit(e).in_part(PART));
+        }
+        Ok(())
+    }
+
+    /// Parses (or, with `skim`, walks without cells) the table whose start
+    /// tag is at `start` in the window on this thread, block by block.
+    /// Returns it unfinished and the position past its end tag. Errors
+    /// name the sheet (`#N` when unnamed) and their absolute offset.
+    fn table_serial(&mut self, start: usize, skim: bool) -> Result<Got> {
         let mut pos = start;
-        let mut carry = Carry::default();
+        let mut carry = Carry {
+            skim,
+            ..Carry::default()
+        };
         let mut out = ParsedTable::default();
+        let key = self.tables_read;
+        let sheet = |out: &ParsedTable| match out.name.is_empty() {
+            true => format!("#{}", key + 1),
+            false => out.name.clone(),
+        };
         loop {
-            let c = cfg(self.count);
-            let (data, eof) = (self.w.data(), self.w.eof);
-            let parse = |part: &[u8], from, more| {
-                parse_block_into(part, from, c, &mut carry, &mut out, more)
-            };
-            self.cutter.next_rows(data, eof, &mut pos, parse).ok()?;
+            let c = self.cfg();
+            let (data, eof, base) = (self.w.data(), self.w.eof, self.w.base);
+            self.cutter
+                .next_rows(data, eof, &mut pos, c, &mut carry, &mut out)
+                .map_err(|e| e.offset_by(base).in_sheet(sheet(&out)))?;
             if carry.closed {
                 let p = Partial {
                     table: out,
                     walk: carry,
                 };
-                return Some(Got::Done(Box::new(p), pos));
+                return Ok(Got::Done(Box::new(p), pos));
             }
-            self.advance(&mut pos)?;
+            self.advance(&mut pos, "content.xml ends inside a table")?;
         }
     }
 }
@@ -210,7 +298,6 @@ impl<'l> Reader<'_, '_, 'l> {
     fn table_in_chunks(
         &mut self,
         start: usize,
-        cfg: &dyn Fn(u64) -> TableCfg<'l>,
         pool: Units<'_, '_, 'l>,
         target: usize,
     ) -> Option<Got> {
@@ -229,8 +316,8 @@ impl<'l> Reader<'_, '_, 'l> {
             let next_table = self.table_after(own_start);
             let base = self.w.base;
             let cut_at = self.block_end(pos);
-            let data = self.w.data();
-            let end_near = |e: usize| e == data.len() || next_table.is_some();
+            let len = self.w.data().len();
+            let end_near = |e: usize| e == len || next_table.is_some();
             // Nothing went out yet, so `pos` is still the table's start.
             let whole_to = match next_table {
                 Some(next) if seq == 0 => Some(usize::try_from(next.checked_sub(base)?).ok()?),
@@ -242,15 +329,18 @@ impl<'l> Reader<'_, '_, 'l> {
                 // already waits for a parser this thread parses the next
                 // one itself, from the window (no copy).
                 (_, Some(upto)) if upto.saturating_sub(pos) < SEND_MIN || pool.queued() > 0 => {
-                    return self.table_serial(pos, cfg);
+                    return self.table_serial(pos, false).ok();
                 }
                 (_, Some(upto)) => {
-                    self.send(pool, cfg(self.count), (key, 0), pos..upto, budget)?;
+                    let c = self.cfg();
+                    self.send(pool, c, (key, 0), pos..upto, budget)?;
                     self.sent += 1;
                     return Some(Got::Sent(upto));
                 }
                 (Some(e), _) if end_near(e) => {
-                    let last = parse_chunk(data, pos, cfg(self.count), seq == 0, &budget);
+                    let c = self.cfg();
+                    let data = self.w.data();
+                    let last = parse_chunk(data, pos, c, seq == 0, &budget);
                     let end_at = match &last {
                         Ok(p) if p.walk.closed => p.table.end,
                         _ => return None,
@@ -266,7 +356,7 @@ impl<'l> Reader<'_, '_, 'l> {
                     return Some(Got::Done(Box::new(stitcher.finish(n)?), end_at));
                 }
                 (Some(e), _) if e.saturating_sub(pos) >= target => {
-                    let c = cfg(self.count);
+                    let c = self.cfg();
                     self.send(pool, c, (key, seq), pos..e, Arc::clone(&budget))?;
                     self.w.full_sized();
                     seq += 1;
@@ -278,7 +368,7 @@ impl<'l> Reader<'_, '_, 'l> {
                 }
                 _ => {}
             }
-            self.advance(&mut pos)?;
+            self.advance(&mut pos, "").ok()?;
         }
     }
 
@@ -372,56 +462,72 @@ enum Got {
     Sent(usize),
 }
 
-/// Reads `content.xml` of `archive` (entry `entry`) over a window with
-/// `opts.effective_threads` parsers (at most one per core); `None` when the caller must read it
-/// whole instead (see the module doc). The archive's inflate budget is
-/// charged once either way.
-pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Option<Windowed> {
+/// Reads `content.xml` of `archive` (entry `entry`) loaded, with
+/// `opts.effective_threads` parsers (at most one per core). The archive's
+/// inflate budget is charged once whatever the number of passes.
+pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Result<Windowed> {
     let t0 = Instant::now();
-    let limits = &opts.limits;
-    let first_block = opts.stream_block;
     // Parsers beyond the cores add switching, not speed: the thread count
     // is capped at the available parallelism, this thread being one.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = opts.effective_threads(cores).saturating_sub(1);
     if workers > 0 {
-        let w = Window::new(archive, entry, PART, first_block, false).ok()?;
+        let w = Window::new(archive, entry, PART, opts.stream_block, false)?;
         let chunk = opts.chunk_bytes.max(1);
         let (res, threads) = pool::run(workers, parse_job, |pool| {
-            read_from(w, limits, t0, Some((pool, chunk)))
+            read_from(w, opts, t0, Mode::Pool(pool, chunk), None)
         });
-        if let Some(mut res) = res {
+        if let Ok(mut res) = res {
             res.stats.threads = threads;
-            return Some(res);
+            return Ok(res);
         }
         // A chunk cut where rows are grouped or tables nested, or an
-        // error: again with every table parsed here, on the window (the
-        // inflater running ahead on a thread of its own), which gives up
-        // only where the whole-part read fails.
+        // error: again with every table parsed here (the inflater running
+        // ahead on a thread of its own).
         archive.refund(entry);
     }
-    let w = Window::new(archive, entry, PART, first_block, workers > 0).ok()?;
-    let mut res = read_from(w, limits, t0, None);
-    match res.as_mut() {
-        Some(r) => r.stats.chunk_fallbacks = u64::from(workers > 0),
-        None => archive.refund(entry),
+    let mut fixed = None;
+    loop {
+        let w = Window::new(archive, entry, PART, opts.stream_block, workers > 0)?;
+        match read_from(w, opts, t0, Mode::Serial, fixed) {
+            Ok(mut res) => {
+                res.stats.chunk_fallbacks = u64::from(workers > 0);
+                return Ok(res);
+            }
+            Err(Stop::Error(e)) => return Err(e),
+            Err(Stop::Recount(n)) => fixed = Some(n),
+        }
+        archive.refund(entry);
     }
-    res
 }
 
-fn read_from<'l>(
+/// One pass over the window `w` (see the module doc); `fixed` is the
+/// table count to parse with when an earlier pass found it.
+pub(super) fn read_from<'l>(
     mut w: Window,
-    limits: &'l Limits,
+    opts: &'l OpenOptions,
     t0: Instant,
-    pool: Option<(Units<'_, '_, 'l>, usize)>,
-) -> Option<Windowed> {
+    mode: Mode<'_, '_, 'l>,
+    fixed: Option<u64>,
+) -> std::result::Result<Windowed, Stop> {
+    let limits = &opts.limits;
     let max_depth = limits.max_xml_depth;
-    let prelude = window_prelude(&mut w, max_depth, MAX_SPAN).ok()?;
+    let (pool, stop) = match mode {
+        Mode::Serial => (None, None),
+        Mode::Pool(pool, chunk) => (Some((pool, chunk)), None),
+        Mode::List(stop) => (None, Some(stop)),
+    };
+    let max_span = if pool.is_some() { MAX_SPAN } else { usize::MAX };
+    let prelude = window_prelude(&mut w, max_depth, max_span).map_err(|e| e.in_part(PART))?;
     let prelude_s = t0.elapsed().as_secs_f64();
     let mut r = Reader {
         w,
+        limits,
+        depth_left: max_depth.saturating_sub(prelude.depth.saturating_add(1)),
         count: 0,
         scanned: prelude.body as u64,
+        fixed,
+        first_count: None,
         cutter: Cutter::default(),
         pool,
         spare: Vec::new(),
@@ -432,64 +538,103 @@ fn read_from<'l>(
         whole_done: Vec::new(),
     };
     r.scan();
-    let depth = prelude.depth;
-    let cfg = move |tables: u64| TableCfg {
-        limits,
-        depth_left: max_depth.saturating_sub(depth.saturating_add(1)),
-        tables: tables.max(1),
-    };
-    let child_left = max_depth.saturating_sub(depth);
+    let child_left = max_depth.saturating_sub(prelude.depth);
     let mut pos = prelude.body;
-    let mut partials = Vec::new();
-    let mut names = Vec::new();
-    let mut scratch = Vec::new();
-    loop {
-        let step = outline_step(r.w.data(), pos, child_left, &mut names, &mut scratch);
-        match step {
-            Ok(Outline::At(p)) => pos = p,
-            Ok(Outline::Table(tag)) => {
-                let got = match r.pool {
-                    Some((pool, target)) => r.table_in_chunks(tag.start, &cfg, pool, target),
-                    None => r.table_serial(tag.start, &cfg),
-                };
-                let (p, next) = match got? {
-                    Got::Done(p, end) => (Some(*p), end),
-                    Got::Sent(next) => (None, next),
-                };
-                partials.push(p);
-                pos = next;
+    let (mut partials, mut starts, mut names, mut scratch) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut stopped = false;
+    let pass: Result<()> = loop {
+        let (base, eof) = (r.w.base, r.w.eof);
+        let tag = match outline_step(r.w.data(), pos, child_left, &mut names, &mut scratch) {
+            Ok(Outline::At(p)) => {
+                pos = p;
+                continue;
             }
-            Ok(Outline::End) => break,
-            Err(e) if e.truncated => r.advance(&mut pos)?,
-            Err(_) => return None,
+            Ok(Outline::End) => break Ok(()),
+            Ok(Outline::Table(tag)) => tag,
+            Err(e) if e.truncated && !eof => match r.advance(&mut pos, "") {
+                Ok(()) => continue,
+                Err(e) => break Err(e),
+            },
+            Err(e) => break Err(e.offset_by(base).in_part(PART)),
+        };
+        starts.push(base + tag.start as u64);
+        if let Some(stop) = stop {
+            let (name, style) = match name_and_style(&tag, &mut scratch) {
+                Ok(ns) => ns,
+                Err(e) => break Err(e.offset_by(base).in_part(PART)),
+            };
+            if stop(partials.len(), &name) {
+                let table = ParsedTable {
+                    name,
+                    style,
+                    ..ParsedTable::default()
+                };
+                let walk = Carry::default();
+                partials.push(Some(Partial { table, walk }));
+                stopped = true;
+                break Ok(());
+            }
         }
-    }
-    // The rest of the part: candidates after the spreadsheet count too,
-    // and the size and CRC are checked at its end.
-    while !r.w.eof {
-        let mut all = r.w.data().len();
-        r.advance(&mut all)?;
-    }
-    r.scan();
-    if r.count > MAX_TABLES as u64 {
-        return None;
+        let start = tag.start;
+        let got = match r.pool {
+            Some((pool, target)) => r.table_in_chunks(start, pool, target).ok_or_else(give_up),
+            None => r
+                .table_serial(start, stop.is_some())
+                .inspect(|_| r.tables_read += 1),
+        };
+        let (p, next) = match got {
+            Ok(Got::Done(p, end)) => (Some(*p), end),
+            Ok(Got::Sent(next)) => (None, next),
+            Err(e) => break Err(e.in_part(PART)),
+        };
+        partials.push(p);
+        pos = next;
+    };
+    if stop.is_none() {
+        // The rest of the part: candidates after the spreadsheet count
+        // too, and the size and CRC are checked at its end.
+        r.count_rest()?;
     }
     if r.pool.is_some() {
-        r.collect(&mut partials)?;
+        if pass.is_err() {
+            return Err(give_up().into());
+        }
+        r.collect(&mut partials).ok_or_else(give_up)?;
     }
     let inflated = r.w.base + r.w.data().len() as u64;
     let inflate_s = r.w.inflate_s;
-    drop(r.w);
-    let last = cfg(r.count);
+    let last = TableCfg {
+        limits,
+        depth_left: r.depth_left,
+        tables: r.count.max(1),
+    };
+    // Parsed with fewer tables counted than there are: an error may be
+    // the count's, so it is found again with the final count.
+    let recount = r.fixed.is_none() && r.first_count.is_some_and(|c| c != last.tables);
+    let fail = |e: Error| match recount && stop.is_none() {
+        true => Stop::Recount(last.tables),
+        false => Stop::Error(e),
+    };
     let mut tables = Vec::with_capacity(partials.len());
-    for p in partials {
-        let p = p?;
-        if p.walk.expanded > last.expand_max() || p.walk.used > limits.max_cells_per_sheet {
-            return None;
+    for (k, p) in partials.into_iter().enumerate() {
+        let p = p.ok_or_else(give_up)?;
+        if stop.is_some() {
+            tables.push(p.table);
+            continue;
         }
-        tables.push(finish_table(p, last).ok()?);
+        if r.pool.is_some() && p.walk.used > limits.max_cells_per_sheet {
+            return Err(give_up().into());
+        }
+        let sheet = match p.table.name.is_empty() {
+            true => format!("#{}", k + 1),
+            false => p.table.name.clone(),
+        };
+        let t = finish_table(p, last).map_err(|e| e.in_sheet(sheet).in_part(PART));
+        tables.push(t.map_err(fail)?);
     }
-    Some(Windowed {
+    pass.map_err(fail)?;
+    Ok(Windowed {
         tables,
         names,
         hidden_styles: prelude.hidden_styles,
@@ -499,8 +644,11 @@ fn read_from<'l>(
             threads: 1,
             inflated_bytes: inflated,
             chunks: r.chunks + r.sent,
-            windowed: true,
+            windowed: stop.is_none(),
             ..OpenStats::default()
         },
+        starts,
+        depth: prelude.depth,
+        window: stopped.then_some(r.w),
     })
 }

@@ -3,21 +3,19 @@
 //!
 //! * **Package** — `mimetype` and `META-INF/manifest.xml` checked (an
 //!   encrypted package is refused as [`ErrorKind::Encrypted`]).
-//! * **Loaded open** — one pass over `content.xml` on the pipeline's
-//!   sliding window ([`load`], `crate::pipeline`) at every thread count:
-//!   the prelude walked (automatic table styles: hidden sheets; a DTD is
-//!   refused, [`split`]), then the outline (the top level of
-//!   `office:spreadsheet`): tables become sheets, parsed in place or
-//!   handed to the pool whole or in row chunks and joined in order
-//!   ([`chunks`]); nested tables are dropped and `table:named-expressions`
-//!   become defined names. The thread count only sets how many parsers
-//!   run. Memory is one window plus the units in flight.
-//! * **Whole-part read** — when the window gives up (any error, a unit
-//!   over 64 MiB, too many tables), the part is inflated whole and walked
-//!   serially ([`walk`]), which returns the first error in document order,
-//!   naming `content.xml`, the sheet, the cell and the byte offset.
-//! * **Without cells** (`load_cells(false)`) — one constant-memory pass
-//!   lists the sheets and names ([`lazy`]), and
+//! * **One pass** over `content.xml` on the pipeline's sliding window
+//!   ([`load`], `crate::pipeline`) for every read: the prelude walked
+//!   (automatic table styles: hidden sheets; a DTD is refused, [`split`]),
+//!   then the outline (the top level of `office:spreadsheet`): tables
+//!   become sheets, nested tables are dropped and
+//!   `table:named-expressions` become defined names. Loaded, tables are
+//!   parsed here or handed to the pool whole or in row chunks and joined
+//!   in order ([`chunks`]); the thread count only sets how many parsers
+//!   run, and memory is one window plus the units in flight. Errors are
+//!   those of the serial pass: the first in document order, naming
+//!   `content.xml`, the sheet, the cell and the byte offset.
+//! * **Without cells** (`load_cells(false)`) — the same pass lists the
+//!   sheets and names ([`lazy`]), and
 //!   [`Workbook::rows`](crate::Workbook::rows) streams a sheet block by
 //!   block with the same table walker on the same window ([`stream`]): the
 //!   pipeline with one parser, same cells and errors, memory of one block.
@@ -63,9 +61,8 @@ use crate::model::{DefinedName, OpenStats, SheetKind, Visibility};
 use crate::options::OpenOptions;
 use crate::workbook::{Sheet, Workbook};
 use ream_zip::Archive;
-use split::Outline;
 use std::time::Instant;
-use table::{ParsedTable, TableCfg, parse_table};
+use table::ParsedTable;
 
 /// Most table elements a `content.xml` may hold (LibreOffice allows
 /// 10,000 sheets); more is refused as a limit, not parsed.
@@ -136,18 +133,11 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
         return lazy::open(archive, opts, started, warnings);
     }
     let entry = content_entry(&archive)?;
-    let mut read = match load::read(&archive, entry, opts) {
-        Some(mut win) => {
-            // Phase A is the prelude, B the rest of the pass.
-            let st = &mut win.stats;
-            st.phase_b_s = (started.elapsed().as_secs_f64() - st.phase_a_s).max(0.0);
-            st.parse_s = (st.phase_b_s - st.inflate_s).max(0.0);
-            win
-        }
-        // The window gave up (an error, or input it does not take): the
-        // whole part, serially, with exact errors.
-        None => read_whole(&archive, entry, opts, started)?,
-    };
+    let mut read = load::read(&archive, entry, opts)?;
+    // Phase A is the prelude, B the rest of the pass.
+    let st = &mut read.stats;
+    st.phase_b_s = (started.elapsed().as_secs_f64() - st.phase_a_s).max(0.0);
+    st.parse_s = (st.phase_b_s - st.inflate_s).max(0.0);
     let t = Instant::now();
     let (sheets, names, cells) = loaded_sheets(
         read.tables,
@@ -159,57 +149,6 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     read.stats.cells = cells;
     read.stats.phase_c_s = t.elapsed().as_secs_f64();
     Ok(workbook(sheets, names, read.stats, warnings, opts, None))
-}
-
-/// `content.xml` inflated whole and walked serially ([`walk`]).
-fn read_whole(
-    archive: &Archive,
-    entry: &ream_zip::Entry,
-    opts: &OpenOptions,
-    started: Instant,
-) -> Result<load::Windowed> {
-    let mut buf = Vec::new();
-    archive
-        .read_into(entry, &mut buf)
-        .map_err(|e| Error::from(e).in_part(PART))?;
-    let inflate_s = started.elapsed().as_secs_f64();
-    crate::encoding::ensure_utf8(&mut buf).map_err(|e| e.in_part(PART))?;
-    let limits = &opts.limits;
-    let prelude = split::read_prelude(&buf, limits.max_xml_depth).map_err(|e| e.in_part(PART))?;
-    let mut tables = 0;
-    starts::each_table_start(buf.get(prelude.body..).unwrap_or_default(), |_| tables += 1);
-    if tables > MAX_TABLES {
-        return Err(Error::limit(format!(
-            "content.xml holds {tables} table elements, more than {MAX_TABLES}"
-        ))
-        .in_part(PART));
-    }
-    let phase_a_s = started.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let cfg = TableCfg {
-        limits,
-        depth_left: limits
-            .max_xml_depth
-            .saturating_sub(prelude.depth.saturating_add(1)),
-        tables: tables as u64,
-    };
-    let (tables, names) =
-        walk(&buf, prelude.body, prelude.depth, cfg).map_err(|e| e.in_part(PART))?;
-    let parse_s = t.elapsed().as_secs_f64();
-    Ok(load::Windowed {
-        tables,
-        names,
-        hidden_styles: prelude.hidden_styles,
-        stats: OpenStats {
-            phase_a_s,
-            phase_b_s: parse_s,
-            inflate_s,
-            parse_s,
-            threads: 1,
-            inflated_bytes: buf.len() as u64,
-            ..OpenStats::default()
-        },
-    })
 }
 
 /// The sheets and defined names of an open from its finished tables
@@ -298,38 +237,4 @@ fn defined_names(raw: Vec<names::RawName>, local: Option<usize>) -> Vec<DefinedN
             hidden: false,
         })
         .collect()
-}
-
-/// The serial walk over the top level of `office:spreadsheet` in the
-/// whole part, from `from` (past its start tag; `depth` is that of its
-/// children): the top-level tables, parsed here, and the workbook's named
-/// expressions.
-fn walk(
-    buf: &[u8],
-    from: usize,
-    depth: u32,
-    cfg: TableCfg<'_>,
-) -> Result<(Vec<ParsedTable>, Vec<names::RawName>)> {
-    let mut pos = from;
-    let mut tables = Vec::new();
-    let mut raw_names = Vec::new();
-    let mut scratch = Vec::new();
-    let child_left = cfg.limits.max_xml_depth.saturating_sub(depth);
-    loop {
-        match split::outline_step(buf, pos, child_left, &mut raw_names, &mut scratch)? {
-            Outline::Table(tag) => {
-                let table = parse_table(buf, tag.start, cfg).map_err(|e| {
-                    if e.sheet().is_none() {
-                        e.in_sheet(format!("#{}", tables.len() + 1))
-                    } else {
-                        e
-                    }
-                })?;
-                pos = table.end.max(tag.end);
-                tables.push(table);
-            }
-            Outline::At(p) => pos = p,
-            Outline::End => return Ok((tables, raw_names)),
-        }
-    }
 }

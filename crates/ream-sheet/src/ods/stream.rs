@@ -113,11 +113,10 @@ impl<'w> OdsRows<'w> {
                 return Ok(false);
             };
             let (data, eof) = (window.data(), window.eof);
+            let (carry, out) = (&mut self.carry, &mut self.out);
             let step = self
                 .cutter
-                .next_rows(data, eof, &mut self.pos, |part, from, more| {
-                    parse_block_into(part, from, cfg, &mut self.carry, &mut self.out, more)
-                });
+                .next_rows(data, eof, &mut self.pos, cfg, carry, out);
             match step {
                 Ok(true) => {
                     // Hidden rows and columns are not streamed.
@@ -208,8 +207,8 @@ impl Cutter {
     }
 
     /// Parses the rows `data` holds from `*pos` up to [`end`](Self::end)
-    /// with `parse` (a call of `parse_block_into` on the block, the start
-    /// and whether more bytes follow) and moves `*pos` past them.
+    /// into `out` (`parse_block_into`, walk state in `carry`) and moves
+    /// `*pos` past them.
     /// `Ok(false)`: nothing parsed, read more first (no whole row in view,
     /// or the cut fell inside a nested element and the block is parsed
     /// again from the same place with more bytes).
@@ -218,12 +217,15 @@ impl Cutter {
         data: &[u8],
         eof: bool,
         pos: &mut usize,
-        parse: impl FnOnce(&[u8], usize, bool) -> Result<usize>,
+        cfg: TableCfg<'_>,
+        carry: &mut Carry,
+        out: &mut ParsedTable,
     ) -> Result<bool> {
         let Some(end) = self.end(data, *pos, eof) else {
             return Ok(false);
         };
-        match parse(data.get(..end).unwrap_or_default(), *pos, !eof) {
+        let block = data.get(..end).unwrap_or_default();
+        match parse_block_into(block, *pos, cfg, carry, out, !eof) {
             Ok(stop) => {
                 *pos = stop;
                 Ok(true)

@@ -225,14 +225,6 @@ fn fast_row_tag(buf: &[u8], pos: usize) -> Option<Tag<'_>> {
     })
 }
 
-/// Parses the table whose start tag begins at `start` in `buf` (the whole
-/// `content.xml`).
-pub(crate) fn parse_table(buf: &[u8], start: usize, cfg: TableCfg<'_>) -> Result<ParsedTable> {
-    let p = parse_part(buf, start, cfg, None, None)?;
-    let name = p.table.name.clone();
-    finish_table(p, cfg).map_err(|e| e.in_sheet(name))
-}
-
 /// Parses one chunk of a big table: `buf` ends where the next chunk
 /// begins; `first` chunks start at the table's start tag, the others at a
 /// `<table:table-row`. Rows come out relative to the chunk.
@@ -243,7 +235,25 @@ pub(crate) fn parse_chunk(
     first: bool,
     shared: &AtomicU64,
 ) -> Result<Partial> {
-    parse_part(buf, start, cfg, Some(first), Some(shared))
+    let out = ParsedTable {
+        end: start,
+        ..ParsedTable::default()
+    };
+    let mut p = TableParser::new(buf, cfg, out);
+    (p.chunk, p.shared) = (Some(first), Some(shared));
+    let from = if first {
+        p.start_tag(start)?
+    } else {
+        Some(start)
+    };
+    if let Some(from) = from {
+        match p.walk(from, 1) {
+            Ok((end, _)) => p.out.end = end,
+            Err(e) if p.out.name.is_empty() => return Err(e),
+            Err(e) => return Err(e.in_sheet(p.out.name.clone())),
+        }
+    }
+    Ok(p.into_partial())
 }
 
 /// True for the elements that group rows or columns inside a table: the
@@ -258,36 +268,6 @@ pub(super) fn is_group(name: &[u8]) -> bool {
             | b"table-header-columns"
             | b"table-column-group"
     )
-}
-
-fn parse_part<'a>(
-    buf: &'a [u8],
-    start: usize,
-    cfg: TableCfg<'a>,
-    chunk: Option<bool>,
-    shared: Option<&'a AtomicU64>,
-) -> Result<Partial> {
-    let mut p = TableParser::new(
-        buf,
-        cfg,
-        ParsedTable {
-            end: start,
-            ..ParsedTable::default()
-        },
-    );
-    (p.chunk, p.shared) = (chunk, shared);
-    let from = match chunk {
-        Some(false) => Some(start),
-        _ => p.start_tag(start)?,
-    };
-    if let Some(from) = from {
-        match p.walk(from, 1) {
-            Ok((end, _)) => p.out.end = end,
-            Err(e) if p.out.name.is_empty() => return Err(e),
-            Err(e) => return Err(e.in_sheet(p.out.name.clone())),
-        }
-    }
-    Ok(p.into_partial())
 }
 
 /// Lengths of a table's outputs: before a block, to take back what a
