@@ -15,9 +15,8 @@
 //! (the loaded open also counts nested tables, so it can be stricter).
 
 use super::load::{Mode, Stop, read_from};
-use super::{PART, loaded_sheets, workbook};
+use super::{PART, workbook};
 use crate::error::{Error, Result};
-use crate::model::OpenStats;
 use crate::options::OpenOptions;
 use crate::pipeline::window::Window;
 use crate::workbook::Workbook;
@@ -69,7 +68,7 @@ pub(super) fn open(
     archive: Archive,
     opts: &OpenOptions,
     started: Instant,
-    mut warnings: Vec<Error>,
+    warnings: Vec<Error>,
 ) -> Result<Workbook> {
     let entry = super::content_entry(&archive)?.clone();
     let piped = opts.effective_threads(usize::MAX) > 1;
@@ -78,26 +77,16 @@ pub(super) fn open(
     let last_wanted = |listed: usize, name: &str| {
         opts.sheet_needed_named.as_deref() == Some(name) || opts.sheets_needed == Some(listed + 1)
     };
-    let read = match read_from(w, opts, started, Mode::List(&last_wanted), None) {
+    let mut read = match read_from(w, opts, started, Mode::List(&last_wanted), None) {
         Ok(read) => read,
         Err(Stop::Error(e)) => return Err(e),
         // A listing does not depend on the table count.
         Err(Stop::Recount(_)) => return Err(Error::malformed("content.xml: listing failed")),
     };
-    let (sheets, names, _) = loaded_sheets(
-        read.tables,
-        read.names,
-        &read.hidden_styles,
-        &mut warnings,
-        false,
-    );
-    let stats = OpenStats {
-        phase_a_s: started.elapsed().as_secs_f64(),
-        ..read.stats
-    };
+    read.stats.phase_a_s = started.elapsed().as_secs_f64();
     let layout = Layout {
         tables: read.starts.len() as u64,
-        starts: read.starts,
+        starts: std::mem::take(&mut read.starts),
         depth: read.depth,
         archive,
         entry,
@@ -105,7 +94,7 @@ pub(super) fn open(
         // Stopped early, the window still holds the last table's start:
         // the first `rows` call goes on from it instead of inflating from
         // the start again.
-        cache: Mutex::new(read.window),
+        cache: Mutex::new(read.window.take()),
     };
-    Ok(workbook(sheets, names, stats, warnings, opts, Some(layout)))
+    Ok(workbook(read, warnings, opts, Some(layout)))
 }

@@ -27,7 +27,7 @@ use super::chunks::Stitcher;
 use super::names::RawName;
 use super::split::{Outline, outline_step, window_prelude};
 use super::starts::{NEEDLE, each_table_start};
-use super::stream::Cutter;
+use super::stream::{block_end, next_rows};
 use super::table::name_and_style;
 use super::table::{Carry, ParsedTable, Partial, TableCfg, finish_table, parse_chunk};
 use super::{MAX_TABLES, PART};
@@ -144,7 +144,6 @@ struct Reader<'s, 'e, 'l> {
     fixed: Option<u64>,
     /// The table count the first table was parsed with.
     first_count: Option<u64>,
-    cutter: Cutter,
     /// The parsers (`None`: every table parsed here, in place), and the
     /// chunk size.
     pool: Option<(Units<'s, 'e, 'l>, usize)>,
@@ -262,8 +261,7 @@ impl<'l> Reader<'_, '_, 'l> {
         loop {
             let c = self.cfg();
             let (data, eof, base) = (self.w.data(), self.w.eof, self.w.base);
-            self.cutter
-                .next_rows(data, eof, &mut pos, c, &mut carry, &mut out)
+            next_rows(data, eof, &mut pos, c, &mut carry, &mut out)
                 .map_err(|e| e.offset_by(base).in_sheet(sheet(&out)))?;
             if carry.closed {
                 let p = Partial {
@@ -315,7 +313,7 @@ impl<'l> Reader<'_, '_, 'l> {
         loop {
             let next_table = self.table_after(own_start);
             let base = self.w.base;
-            let cut_at = self.block_end(pos);
+            let cut_at = block_end(self.w.data(), pos, self.w.eof);
             let len = self.w.data().len();
             let end_near = |e: usize| e == len || next_table.is_some();
             // Nothing went out yet, so `pos` is still the table's start.
@@ -403,11 +401,6 @@ impl<'l> Reader<'_, '_, 'l> {
             *slots.get_mut(table)? = Some(p?);
         }
         Some(())
-    }
-
-    /// Where the block from `pos` may end (see [`Cutter::end`]).
-    fn block_end(&self, pos: usize) -> Option<usize> {
-        self.cutter.end(self.w.data(), pos, self.w.eof)
     }
 
     /// Copies `range` of the window into a unit (table key and position;
@@ -528,7 +521,6 @@ pub(super) fn read_from<'l>(
         scanned: prelude.body as u64,
         fixed,
         first_count: None,
-        cutter: Cutter::default(),
         pool,
         spare: Vec::new(),
         chunks: 0,

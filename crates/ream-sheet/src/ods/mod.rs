@@ -57,12 +57,11 @@ pub(crate) use lazy::Layout;
 pub(crate) use stream::OdsRows;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{DefinedName, OpenStats, SheetKind, Visibility};
+use crate::model::{DefinedName, SheetKind, Visibility};
 use crate::options::OpenOptions;
 use crate::workbook::{Sheet, Workbook};
 use ream_zip::Archive;
 use std::time::Instant;
-use table::ParsedTable;
 
 /// Most table elements a `content.xml` may hold (LibreOffice allows
 /// 10,000 sheets); more is refused as a limit, not parsed.
@@ -127,7 +126,7 @@ fn content_entry(archive: &Archive) -> Result<&ream_zip::Entry> {
 /// Opens an ODS package whose ZIP directory is already read. `started` is
 /// when the open began (for phase timings).
 pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Result<Workbook> {
-    let mut warnings = crate::open::duplicate_warnings(&archive);
+    let warnings = crate::open::duplicate_warnings(&archive);
     check_package(&archive)?;
     if !opts.load_cells {
         return lazy::open(archive, opts, started, warnings);
@@ -138,44 +137,42 @@ pub(crate) fn open(archive: Archive, opts: &OpenOptions, started: Instant) -> Re
     let st = &mut read.stats;
     st.phase_b_s = (started.elapsed().as_secs_f64() - st.phase_a_s).max(0.0);
     st.parse_s = (st.phase_b_s - st.inflate_s).max(0.0);
-    let t = Instant::now();
-    let (sheets, names, cells) = loaded_sheets(
-        read.tables,
-        read.names,
-        &read.hidden_styles,
-        &mut warnings,
-        true,
-    );
-    read.stats.cells = cells;
-    read.stats.phase_c_s = t.elapsed().as_secs_f64();
-    Ok(workbook(sheets, names, read.stats, warnings, opts, None))
+    Ok(workbook(read, warnings, opts, None))
 }
 
-/// The sheets and defined names of an open from its finished tables
-/// (text sealed, warnings named), and the number of cells; `loaded` false
+/// The workbook of a read: its tables as sheets (text sealed, warnings
+/// named) and its named expressions as defined names; `layout` is kept
 /// when the tables were only listed (`lazy.rs`), their cells streamed
 /// later.
-fn loaded_sheets(
-    tables: Vec<ParsedTable>,
-    raw_names: Vec<names::RawName>,
-    hidden_styles: &[String],
-    warnings: &mut Vec<Error>,
-    loaded: bool,
-) -> (Vec<Sheet>, Vec<DefinedName>, u64) {
-    let mut sheets = Vec::with_capacity(tables.len());
+fn workbook(
+    read: load::Windowed,
+    mut warnings: Vec<Error>,
+    opts: &OpenOptions,
+    layout: Option<Layout>,
+) -> Workbook {
+    let t = Instant::now();
+    let mut stats = read.stats;
+    let mut sheets = Vec::with_capacity(read.tables.len());
     let mut names = Vec::new();
-    let mut cells = 0u64;
-    for (index, mut t) in tables.into_iter().enumerate() {
+    let mut add_names = |raw: Vec<names::RawName>, local_sheet| {
+        names.extend(raw.into_iter().map(|(name, formula)| DefinedName {
+            name,
+            formula,
+            local_sheet,
+            hidden: false,
+        }));
+    };
+    for (index, mut t) in read.tables.into_iter().enumerate() {
         t.store.seal_text();
         let hidden = t
             .style
             .as_ref()
-            .is_some_and(|s| hidden_styles.binary_search(s).is_ok());
+            .is_some_and(|s| read.hidden_styles.binary_search(s).is_ok());
         for w in std::mem::take(&mut t.warnings) {
             warnings.push(w.in_part(PART).in_sheet(t.name.clone()));
         }
-        names.extend(defined_names(std::mem::take(&mut t.names), Some(index)));
-        cells += t.store.cells.len() as u64;
+        add_names(std::mem::take(&mut t.names), Some(index));
+        stats.cells += t.store.cells.len() as u64;
         sheets.push(Sheet {
             name: t.name,
             index,
@@ -195,22 +192,11 @@ fn loaded_sheets(
             hidden_rows: t.hidden_rows,
             hidden_cols: t.hidden_cols,
             drawings: t.drawings,
-            loaded,
+            loaded: layout.is_none(),
         });
     }
-    names.extend(defined_names(raw_names, None));
-    (sheets, names, cells)
-}
-
-/// The workbook of an ODS open; `layout` kept when cells stream later.
-fn workbook(
-    sheets: Vec<Sheet>,
-    names: Vec<DefinedName>,
-    stats: OpenStats,
-    warnings: Vec<Error>,
-    opts: &OpenOptions,
-    layout: Option<Layout>,
-) -> Workbook {
+    add_names(read.names, None);
+    stats.phase_c_s = t.elapsed().as_secs_f64();
     Workbook {
         sheets,
         names,
@@ -225,16 +211,4 @@ fn workbook(
         ods: layout.map(Box::new),
         legacy: None,
     }
-}
-
-/// Named expressions as defined names, local to sheet `local` or global.
-fn defined_names(raw: Vec<names::RawName>, local: Option<usize>) -> Vec<DefinedName> {
-    raw.into_iter()
-        .map(|(name, formula)| DefinedName {
-            name,
-            formula,
-            local_sheet: local,
-            hidden: false,
-        })
-        .collect()
 }

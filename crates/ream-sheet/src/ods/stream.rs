@@ -42,7 +42,6 @@ pub(crate) struct OdsRows<'w> {
     out: ParsedTable,
     done: bool,
     sheet: String,
-    cutter: Cutter,
 }
 
 impl<'w> OdsRows<'w> {
@@ -85,7 +84,6 @@ impl<'w> OdsRows<'w> {
             out: ParsedTable::default(),
             done: false,
             sheet: sheet.to_string(),
-            cutter: Cutter::default(),
         })
     }
 
@@ -113,11 +111,14 @@ impl<'w> OdsRows<'w> {
                 return Ok(false);
             };
             let (data, eof) = (window.data(), window.eof);
-            let (carry, out) = (&mut self.carry, &mut self.out);
-            let step = self
-                .cutter
-                .next_rows(data, eof, &mut self.pos, cfg, carry, out);
-            match step {
+            match next_rows(
+                data,
+                eof,
+                &mut self.pos,
+                cfg,
+                &mut self.carry,
+                &mut self.out,
+            ) {
                 Ok(true) => {
                     // Hidden rows and columns are not streamed.
                     self.carry.hidden_runs.clear();
@@ -164,75 +165,55 @@ impl Drop for OdsRows<'_> {
     }
 }
 
-/// Where a block of a table's rows may end in a window, and the parse
-/// of one such block: shared by the loaded read (`load.rs`) and the row
-/// stream.
-pub(super) struct Cutter {
-    row_start: memmem::FinderRev<'static>,
-    table_end: memmem::Finder<'static>,
+/// Where the block of a table's rows from `pos` may end in a window
+/// (shared by every read, `load.rs`, and the row stream): at the end of
+/// `data` when the part ends there (`eof`), else just before the last row
+/// start in `data`, or at its end when the table's end tag follows that
+/// row (or no row start is left but an end tag is). `None`: read more.
+pub(super) fn block_end(data: &[u8], pos: usize, eof: bool) -> Option<usize> {
+    if eof {
+        return Some(data.len());
+    }
+    let hay = data.get(pos..)?;
+    let mut end = hay.len();
+    let row = loop {
+        match memmem::rfind(hay.get(..end)?, ROW_START) {
+            Some(i) if ends_name(hay.get(i + ROW_START.len())) => break Some(i),
+            Some(i) => end = i,
+            None => break None,
+        }
+    };
+    let tail = hay.get(row.unwrap_or(0)..)?;
+    if memmem::find(tail, TABLE_END).is_some() {
+        return Some(data.len());
+    }
+    row.map(|i| pos + i).filter(|&c| c > pos)
 }
 
-impl Default for Cutter {
-    fn default() -> Self {
-        Cutter {
-            row_start: memmem::FinderRev::new(ROW_START),
-            table_end: memmem::Finder::new(TABLE_END),
+/// Parses the rows `data` holds from `*pos` up to [`block_end`] into
+/// `out` (`parse_block_into`, walk state in `carry`) and moves `*pos`
+/// past them. `Ok(false)`: nothing parsed, read more first (no whole row
+/// in view, or the cut fell inside a nested element and the block is
+/// parsed again from the same place with more bytes).
+pub(super) fn next_rows(
+    data: &[u8],
+    eof: bool,
+    pos: &mut usize,
+    cfg: TableCfg<'_>,
+    carry: &mut Carry,
+    out: &mut ParsedTable,
+) -> Result<bool> {
+    let Some(end) = block_end(data, *pos, eof) else {
+        return Ok(false);
+    };
+    let block = data.get(..end).unwrap_or_default();
+    match parse_block_into(block, *pos, cfg, carry, out, !eof) {
+        Ok(stop) => {
+            *pos = stop;
+            Ok(true)
         }
-    }
-}
-
-impl Cutter {
-    /// Where the block from `pos` may end: at the end of `data` when the
-    /// part ends there (`eof`), else just before the last row start in
-    /// `data`, or at its end when the table's end tag follows that row
-    /// (or no row start is left but an end tag is). `None`: read more.
-    pub(super) fn end(&self, data: &[u8], pos: usize, eof: bool) -> Option<usize> {
-        if eof {
-            return Some(data.len());
-        }
-        let hay = data.get(pos..)?;
-        let mut end = hay.len();
-        let row = loop {
-            match self.row_start.rfind(hay.get(..end)?) {
-                Some(i) if ends_name(hay.get(i + ROW_START.len())) => break Some(i),
-                Some(i) => end = i,
-                None => break None,
-            }
-        };
-        let tail = hay.get(row.unwrap_or(0)..)?;
-        if self.table_end.find(tail).is_some() {
-            return Some(data.len());
-        }
-        row.map(|i| pos + i).filter(|&c| c > pos)
-    }
-
-    /// Parses the rows `data` holds from `*pos` up to [`end`](Self::end)
-    /// into `out` (`parse_block_into`, walk state in `carry`) and moves
-    /// `*pos` past them.
-    /// `Ok(false)`: nothing parsed, read more first (no whole row in view,
-    /// or the cut fell inside a nested element and the block is parsed
-    /// again from the same place with more bytes).
-    pub(super) fn next_rows(
-        &self,
-        data: &[u8],
-        eof: bool,
-        pos: &mut usize,
-        cfg: TableCfg<'_>,
-        carry: &mut Carry,
-        out: &mut ParsedTable,
-    ) -> Result<bool> {
-        let Some(end) = self.end(data, *pos, eof) else {
-            return Ok(false);
-        };
-        let block = data.get(..end).unwrap_or_default();
-        match parse_block_into(block, *pos, cfg, carry, out, !eof) {
-            Ok(stop) => {
-                *pos = stop;
-                Ok(true)
-            }
-            Err(e) if e.truncated && !eof => Ok(false),
-            Err(e) => Err(e),
-        }
+        Err(e) if e.truncated && !eof => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
