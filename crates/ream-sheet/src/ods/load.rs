@@ -1,6 +1,6 @@
 //! Every read of `content.xml`: one pass over the pipeline's sliding
 //! window (`crate::pipeline`), loaded at every thread count or listed
-//! without cells (`lazy.rs`).
+//! without cells (`list` in `mod.rs`).
 //!
 //! This thread inflates and walks the outline (`split::outline_step`).
 //! With other parsers ([`Mode::Pool`]), a table of [`SEND_MIN`] bytes or

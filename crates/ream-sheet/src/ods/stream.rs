@@ -3,7 +3,7 @@
 //!
 //! `content.xml` is inflated again from the start (or from a window an
 //! earlier reader left) up to the sheet's start tag, known from the
-//! listing pass (`lazy.rs`). Each block of the window is cut at the last
+//! listing pass ([`Layout`]). Each block of the window is cut at the last
 //! `<table:table-row` it holds and parsed by the loaded open's table
 //! walker, which carries its state from block to block ([`Carry`]): the
 //! same cells and errors, absolute rows, memory of one block. A cut inside
@@ -14,7 +14,6 @@
 //! [`Workbook::rows`]: crate::Workbook::rows
 
 use super::PART;
-use super::lazy::Layout;
 use super::table::{Carry, Lens, ParsedTable, TableCfg, parse_block_into};
 use super::xml::ends_name;
 use crate::error::{Error, Result};
@@ -22,11 +21,52 @@ use crate::options::Limits;
 use crate::pipeline::window::Window;
 use crate::store::CellStore;
 use memchr::memmem;
+use ream_zip::{Archive, Entry};
+use std::sync::Mutex;
 
 /// Start of a row element, as writers spell it.
 pub(super) const ROW_START: &[u8] = b"<table:table-row";
 /// End of a table element.
 pub(super) const TABLE_END: &[u8] = b"</table:table>";
+
+/// What a streamed read of an ODS sheet needs from the listing pass.
+pub(crate) struct Layout {
+    pub archive: Archive,
+    pub entry: Entry,
+    /// Nesting depth of the spreadsheet's children.
+    pub depth: u32,
+    /// Top-level tables (the repeat budget is shared by them).
+    pub tables: u64,
+    /// Per sheet, the offset of its start tag in `content.xml`.
+    pub starts: Vec<u64>,
+    /// Inflate on a helper thread (several threads allowed at open).
+    pub piped: bool,
+    /// The window the last streamed sheet left (see `stream.rs`).
+    pub(super) cache: Mutex<Option<Window>>,
+}
+
+impl Layout {
+    /// Takes the cached window, if any.
+    pub(super) fn take_window(&self) -> Option<Window> {
+        self.cache.lock().ok()?.take()
+    }
+
+    /// Caches `w` for a later reader.
+    pub(super) fn keep_window(&self, w: Window) {
+        if let Ok(mut slot) = self.cache.lock() {
+            *slot = Some(w);
+        }
+    }
+}
+
+impl std::fmt::Debug for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Layout")
+            .field("tables", &self.tables)
+            .field("starts", &self.starts.len())
+            .finish()
+    }
+}
 
 /// The rows of one ODS sheet, block by block.
 pub(crate) struct OdsRows<'w> {

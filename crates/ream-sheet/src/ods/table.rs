@@ -100,7 +100,7 @@ pub(crate) struct Partial {
 /// (`load.rs`, `stream.rs`) or chunk to the next.
 #[derive(Debug, Default)]
 pub(crate) struct Carry {
-    /// Listing only (`lazy.rs`): rows are skipped unread ([`RowSkip`]),
+    /// Listing only (`mod.rs` `list`): rows are skipped unread ([`RowSkip`]),
     /// columns and shapes skipped; names and the table's end are found.
     pub skim: bool,
     /// The start tag was read.
@@ -152,7 +152,7 @@ pub(super) struct TableParser<'a> {
     pub(super) scratch: Vec<u8>,
 }
 
-/// How the listing pass (`lazy.rs`) skips a table's content: a row is
+/// How the listing pass (`mod.rs` `list`) skips a table's content: a row is
 /// skipped with two byte searches, the next `</table:table-row>` taken
 /// when the bytes before it hold no other `table-row` (a nested table's
 /// row) and no `<!`/`<?` (a comment, CDATA or processing instruction could
