@@ -11,10 +11,9 @@
 //! reads the part again without row chunks (`load.rs`), so chunked and
 //! serial results are identical by construction.
 
-use super::table::{GRID_ROWS, ParsedTable, Partial};
+use super::table::{ParsedTable, Partial, append_items};
 use crate::error::Result;
 use crate::pipeline::join::Ordered;
-use crate::store::T_INLINE;
 
 /// A table's chunks stitched one by one as they finish (any order in, in
 /// order out: the pipeline's ordered join), appended to the first.
@@ -80,65 +79,12 @@ fn join(acc: &mut Option<Partial>, broken: &mut bool, res: Result<Partial>) {
 }
 
 /// Appends chunk `t` (rows relative) to `out`, its rows shifted by
-/// `offset`.
+/// `offset`; `None` when the joined text would pass 4 GiB.
 fn append(out: &mut ParsedTable, t: ParsedTable, offset: u64, clipped: &mut bool) -> Option<()> {
     let base = out.store.arena.len();
-    let total = base.checked_add(t.store.arena.len())?;
-    if total > u32::MAX as usize {
-        return None;
-    }
-    let base32 = u64::try_from(base).ok()?;
+    u32::try_from(base.checked_add(t.store.arena.len())?).ok()?;
     out.store.arena.extend_from_slice(&t.store.arena);
-    let row_of = |r: u32| -> Option<u32> {
-        let abs = u64::from(r) + offset;
-        (abs < GRID_ROWS).then_some(abs as u32)
-    };
-    // The same, noting what the grid drops.
-    let dropped = std::cell::Cell::new(false);
-    let shift = |r: u32| {
-        let row = row_of(r);
-        dropped.set(dropped.get() || row.is_none());
-        row
-    };
-    out.store
-        .cells
-        .extend(t.store.cells.into_iter().filter_map(|mut c| {
-            c.row = shift(c.row)?;
-            if c.tag == T_INLINE {
-                c.bits += base32 << 32;
-            }
-            Some(c)
-        }));
-    out.store
-        .formulas
-        .extend(t.store.formulas.into_iter().filter_map(|mut f| {
-            (f.row, f.off) = (row_of(f.row)?, f.off + base32 as u32);
-            Some(f)
-        }));
-    out.merged.extend(t.merged.into_iter().filter_map(|mut m| {
-        m.first_row = shift(m.first_row)?;
-        m.last_row = (u64::from(m.last_row) + offset).min(GRID_ROWS - 1) as u32;
-        Some(m)
-    }));
-    out.comments
-        .extend(t.comments.into_iter().filter_map(|mut c| {
-            c.row = shift(c.row)?;
-            Some(c)
-        }));
-    out.hyperlinks
-        .extend(t.hyperlinks.into_iter().filter_map(|mut l| {
-            l.range.first_row = shift(l.range.first_row)?;
-            l.range.last_row = l.range.first_row;
-            Some(l)
-        }));
-    for mut d in t.drawings {
-        if let Some((r, c)) = d.anchor {
-            let Some(row) = row_of(r) else { continue };
-            d.anchor = Some((row, c));
-        }
-        out.drawings.push(d);
-    }
-    *clipped |= dropped.get();
+    *clipped |= append_items(out, &t, offset, base as u32);
     out.names.extend(t.names);
     out.warnings.extend(t.warnings);
     out.end = t.end;
