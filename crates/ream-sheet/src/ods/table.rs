@@ -18,7 +18,7 @@ use super::xml::{attr, attr_string, bad_value, shift, truncated, xml_err};
 use crate::error::{Error, Result};
 use crate::model::{CellRange, Comment, Drawing, Hyperlink};
 use crate::options::Limits;
-use crate::store::{CellStore, FormulaRec, RawCell, T_INLINE};
+use crate::store::{CellStore, T_INLINE};
 use ream_xml::{Tag, TagKind, next_tag, skip_element};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -805,62 +805,40 @@ pub(super) fn append_items(
         dropped.set(dropped.get() || row.is_none());
         row
     };
-    out.store
-        .cells
-        .extend(src.store.cells.iter().filter_map(|&c| {
-            let bits = c.bits
-                + if c.tag == T_INLINE {
-                    u64::from(base) << 32
-                } else {
-                    0
-                };
-            Some(RawCell {
-                row: shift(c.row)?,
-                bits,
-                ..c
-            })
+    let (to, from) = (&mut out.store, &src.store);
+    to.cells.extend(from.cells.iter().filter_map(|&(mut c)| {
+        c.row = shift(c.row)?;
+        if c.tag == T_INLINE {
+            c.bits += u64::from(base) << 32;
+        }
+        Some(c)
+    }));
+    to.formulas
+        .extend(from.formulas.iter().filter_map(|&(mut f)| {
+            (f.row, f.off) = (row_of(f.row)?, f.off + base);
+            Some(f)
         }));
-    out.store
-        .formulas
-        .extend(src.store.formulas.iter().filter_map(|&f| {
-            Some(FormulaRec {
-                row: row_of(f.row)?,
-                off: f.off + base,
-                ..f
-            })
-        }));
-    out.merged.extend(src.merged.iter().filter_map(|&m| {
-        let last_row = (u64::from(m.last_row) + offset).min(GRID_ROWS - 1) as u32;
-        Some(CellRange {
-            first_row: shift(m.first_row)?,
-            last_row,
-            ..m
-        })
+    out.merged.extend(src.merged.iter().filter_map(|&(mut m)| {
+        m.first_row = shift(m.first_row)?;
+        m.last_row = (u64::from(m.last_row) + offset).min(GRID_ROWS - 1) as u32;
+        Some(m)
     }));
     out.comments.extend(src.comments.iter().filter_map(|c| {
-        Some(Comment {
-            row: shift(c.row)?,
-            ..c.clone()
-        })
+        let row = shift(c.row)?;
+        Some(Comment { row, ..c.clone() })
     }));
     out.hyperlinks.extend(src.hyperlinks.iter().filter_map(|l| {
-        let row = shift(l.range.first_row)?;
-        let range = CellRange {
-            first_row: row,
-            last_row: row,
-            ..l.range
-        };
-        Some(Hyperlink { range, ..l.clone() })
+        let mut l = l.clone();
+        l.range.first_row = shift(l.range.first_row)?;
+        l.range.last_row = l.range.first_row;
+        Some(l)
     }));
     out.drawings.extend(src.drawings.iter().filter_map(|d| {
-        let anchor = match d.anchor {
-            Some((r, c)) => Some((row_of(r)?, c)),
-            None => None,
-        };
-        Some(Drawing {
-            anchor,
-            ..d.clone()
-        })
+        let mut d = d.clone();
+        if let Some((r, c)) = d.anchor {
+            d.anchor = Some((row_of(r)?, c));
+        }
+        Some(d)
     }));
     dropped.get()
 }
