@@ -31,22 +31,22 @@ pub(super) enum ValueType {
 }
 
 /// The attributes of a cell start tag that matter (raw, still escaped).
-struct CellAttrs<'a> {
-    vt: ValueType,
+pub(super) struct CellAttrs<'a> {
+    pub(super) vt: ValueType,
     calc_error: bool,
-    value: Option<&'a [u8]>,
-    date: Option<&'a [u8]>,
+    pub(super) value: Option<&'a [u8]>,
+    pub(super) date: Option<&'a [u8]>,
     time: Option<&'a [u8]>,
-    boolean: Option<&'a [u8]>,
-    string: Option<&'a [u8]>,
-    formula: Option<&'a [u8]>,
+    pub(super) boolean: Option<&'a [u8]>,
+    pub(super) string: Option<&'a [u8]>,
+    pub(super) formula: Option<&'a [u8]>,
     repeat: u64,
     cols_spanned: u64,
     rows_spanned: u64,
 }
 
 impl CellAttrs<'_> {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         CellAttrs {
             vt: ValueType::None,
             calc_error: false,
@@ -203,7 +203,9 @@ pub(super) fn plain_paragraph(buf: &[u8], from: usize) -> Option<(usize, &[u8], 
 /// without its value attribute (or for other types), `Err` with the raw
 /// value (trimmed for a number) when it does not decode.
 #[inline(always)]
-fn scalar<'a>(a: &CellAttrs<'a>) -> std::result::Result<Option<(u8, u8, u64)>, &'a [u8]> {
+pub(super) fn scalar<'a>(
+    a: &CellAttrs<'a>,
+) -> std::result::Result<Option<(u8, u8, u64)>, &'a [u8]> {
     let date = |serial: f64, kind| Ok(Some((T_DATE, date_kind_code(kind), serial.to_bits())));
     match (a.vt, a.value, a.boolean, a.date, a.time) {
         (ValueType::Number, Some(raw), ..) => {

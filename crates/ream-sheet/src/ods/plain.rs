@@ -13,12 +13,12 @@
 //! general reader's attribute record and child bookkeeping: on seed.ods
 //! (callgrind, one thread) about 150 M instructions against 190 M.
 
-use super::cell::{ValueType, find2, is_plain_short, plain_paragraph, quoted_value_type};
+use super::cell::{
+    CellAttrs, ValueType, find2, is_plain_short, plain_paragraph, quoted_value_type, scalar,
+};
 use super::table::{GRID_COLS, GRID_ROWS, TableParser};
-use super::values::parse_date;
-use super::values::{parse_bool, parse_count};
+use super::values::parse_count;
 use crate::error::Result;
-use crate::store::{T_BOOL, T_DATE, T_NUMBER, date_kind_code};
 
 /// The cell start tag's name, with its `<`.
 const CELL: &[u8] = b"<table:table-cell";
@@ -46,12 +46,7 @@ impl TableParser<'_> {
             return Ok(None);
         }
         let mut i = pos + CELL.len();
-        let mut vt = ValueType::None;
-        let mut number: Option<&[u8]> = None;
-        let mut date: Option<&[u8]> = None;
-        let mut boolean: Option<&[u8]> = None;
-        let mut string: Option<&[u8]> = None;
-        let mut formula: Option<&[u8]> = None;
+        let mut a = CellAttrs::new();
         let mut repeat: Option<&[u8]> = None;
         let empty = loop {
             match buf.get(i) {
@@ -67,24 +62,24 @@ impl TableParser<'_> {
                 let Some((t, len)) = quoted_value_type(v) else {
                     return Ok(None);
                 };
-                vt = t;
+                a.vt = t;
                 i += 19 + len;
                 continue;
             }
             let (name_len, slot) = if rest.starts_with(b"office:value=\"") {
-                (14, Some(&mut number))
+                (14, Some(&mut a.value))
             } else if rest.starts_with(b"office:date-value=\"") {
-                (19, Some(&mut date))
+                (19, Some(&mut a.date))
             } else if rest.starts_with(b"table:style-name=\"") {
                 (18, None)
             } else if rest.starts_with(b"table:formula=\"") {
-                (15, Some(&mut formula))
+                (15, Some(&mut a.formula))
             } else if rest.starts_with(b"table:number-columns-repeated=\"") && repeat.is_none() {
                 (31, Some(&mut repeat))
             } else if rest.starts_with(b"office:boolean-value=\"") {
-                (22, Some(&mut boolean))
+                (22, Some(&mut a.boolean))
             } else if rest.starts_with(b"office:string-value=\"") {
-                (21, Some(&mut string))
+                (21, Some(&mut a.string))
             } else if rest.starts_with(b"calcext:value-type=\"") {
                 // An error cell takes its text: the general reader's.
                 if rest.get(20..26) == Some(b"error\"".as_slice()) {
@@ -115,39 +110,17 @@ impl TableParser<'_> {
         // only moves the column; a repeated value is the general reader's.
         if let Some(raw) = repeat {
             let n = match parse_count(raw) {
-                Some(n) if vt == ValueType::None && formula.is_none() => n,
+                Some(n) if a.vt == ValueType::None && a.formula.is_none() => n,
                 _ => return Ok(None),
             };
             self.col = self.col.saturating_add(n.max(1));
             return Ok(Some(end));
         }
         let arena_start = self.out.store.arena.len();
-        let value = match vt {
-            ValueType::None => None,
-            ValueType::Number => match number {
-                None => None,
-                Some(raw) => match crate::cell_scan::parse_number(ream_xml::trim_xml_ws(raw)) {
-                    Some(n) => Some((T_NUMBER, 0, n.to_bits())),
-                    None => return Ok(None),
-                },
-            },
-            ValueType::Date => match date {
-                None => None,
-                Some(raw) => match parse_date(raw) {
-                    Some((serial, kind)) => Some((T_DATE, date_kind_code(kind), serial.to_bits())),
-                    None => return Ok(None),
-                },
-            },
-            ValueType::Bool => match boolean {
-                None => None,
-                Some(raw) => match parse_bool(raw) {
-                    Some(b) => Some((T_BOOL, 0, u64::from(b))),
-                    None => return Ok(None),
-                },
-            },
+        let value = match a.vt {
             ValueType::String => {
                 // `office:string-value` wins over the paragraph.
-                let text = string.unwrap_or(text);
+                let text = a.string.unwrap_or(text);
                 if !is_plain_short(text) {
                     return Ok(None);
                 }
@@ -161,12 +134,16 @@ impl TableParser<'_> {
                     }
                 }
             }
-            ValueType::Time => return Ok(None),
+            // A value that does not decode: the general reader's error.
+            _ => match scalar(&a) {
+                Ok(v) => v,
+                Err(_) => return Ok(None),
+            },
         };
         // What the general reader's tail does for one copy, no spans,
         // comment or link.
         let fit = self.w.row < GRID_ROWS && self.col < GRID_COLS;
-        match (value, formula) {
+        match (value, a.formula) {
             (Some(v), None) if fit => {
                 if let Err(e) = self.store_one(v, pos) {
                     return self.locate(Err(e));
