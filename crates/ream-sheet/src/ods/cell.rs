@@ -136,13 +136,11 @@ fn read_attrs<'a>(tag: &Tag<'a>) -> Result<CellAttrs<'a>> {
     Ok(a)
 }
 
-/// The first `a` or `b` in `hay`. Attribute names and values of cell tags
-/// are mostly under 24 bytes, where `memchr2`'s call and vector setup
-/// cost more than the search, and a byte loop costs two compares a byte
-/// (seed.ods: either way a quarter of the tag scan's time). This tests
-/// eight bytes at a time in a `u64` (the zero-byte test of Hacker's
-/// Delight: the lowest flagged byte is always a true match, so the first
-/// one is exact); from 32 bytes on it hands over to `memchr2`.
+/// The first `a` or `b` in `hay`: eight bytes at a time in a `u64` (the
+/// zero-byte test of Hacker's Delight; the lowest flagged byte is always a
+/// true match), `memchr2` from 32 bytes on. Cell attribute values are
+/// mostly under 24 bytes, where `memchr2`'s setup or a byte loop took a
+/// quarter of the tag scan (seed.ods).
 #[inline(always)]
 pub(super) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
@@ -579,46 +577,30 @@ impl<'a> TableParser<'a> {
     /// Stores the value (tag, aux, bits) as the one cell at the current
     /// row and column, inside the grid, against the cell budget.
     #[inline(always)]
-    pub(super) fn store_one(&mut self, (tag, aux, bits): (u8, u8, u64), at: usize) -> Result<()> {
+    pub(super) fn store_one(&mut self, v: (u8, u8, u64), at: usize) -> Result<()> {
         self.reserve_budget(1, at)?;
-        self.out.store.cells.push(RawCell {
-            row: self.w.row as u32,
-            col: self.col as u16,
-            tag,
-            aux,
-            bits,
-        });
+        self.push_cell(self.w.row as u32, self.col as u32, v, None);
         Ok(())
     }
 
     /// Pushes the value at (row, col) with, when given, the arena span of
     /// its formula (flagged on the cell, recorded in the formula table).
     /// No budget check: the caller reserved it.
-    #[inline]
-    pub(super) fn push_cell(
-        &mut self,
-        row: u32,
-        col: u32,
-        (tag, aux, bits): (u8, u8, u64),
-        formula: Option<(u32, u32)>,
-    ) {
-        let aux = if formula.is_some() {
-            aux | AUX_FORMULA
-        } else {
-            aux
-        };
+    #[inline(always)]
+    fn push_cell(&mut self, row: u32, col: u32, v: (u8, u8, u64), formula: Option<(u32, u32)>) {
+        let (tag, aux, bits) = v;
+        let aux = aux | if formula.is_some() { AUX_FORMULA } else { 0 };
+        let col16 = col as u16;
         self.out.store.cells.push(RawCell {
             row,
-            col: col as u16,
+            col: col16,
             tag,
             aux,
             bits,
         });
         if let Some((off, len)) = formula {
-            self.out
-                .store
-                .formulas
-                .push(FormulaRec { row, col, off, len });
+            let f = FormulaRec { row, col, off, len };
+            self.out.store.formulas.push(f);
         }
     }
 
@@ -655,8 +637,7 @@ impl<'a> TableParser<'a> {
                 self.push_cell(row, col, v, formula);
             }
             if span {
-                // Saturating: a span count near u64::MAX wrapped the end
-                // round to a small row (fuzz finding, test
+                // Saturating: a span near u64::MAX must not wrap (test
                 // `ods::huge_spans_are_clipped_to_the_grid`).
                 let last_row = u64::from(row)
                     .saturating_add(a.rows_spanned - 1)
@@ -704,8 +685,8 @@ impl<'a> TableParser<'a> {
     /// the current cell, as [`store_copies`](Self::store_copies) does for
     /// one copy, when the formula text is its own decoded form (printable
     /// ASCII without `&`) within the limits; `Ok(false)`, nothing stored,
-    /// otherwise. Out of line: inlined, it made the cells without a
-    /// formula some 20 instructions dearer (seed.ods, callgrind).
+    /// otherwise. Out of line: inlined, it cost the cells without a
+    /// formula some 20 instructions each (seed.ods).
     #[inline(never)]
     pub(super) fn store_with_formula(
         &mut self,
