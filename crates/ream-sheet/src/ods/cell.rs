@@ -63,32 +63,6 @@ impl CellAttrs<'_> {
     }
 }
 
-/// Takes one attribute (qualified name, raw value) of the cell start tag
-/// at `at`.
-#[inline]
-fn apply<'a>(a: &mut CellAttrs<'a>, qname: &[u8], v: &'a [u8], at: usize) -> Result<()> {
-    let count = |what: &str| {
-        parse_count(v)
-            .map(|n| n.max(1))
-            .ok_or_else(|| bad_value(what, v, at))
-    };
-    match local_name(qname) {
-        b"value-type" if qname.starts_with(b"calcext:") => a.calc_error = v == b"error",
-        b"value-type" => a.vt = value_type(v),
-        b"value" => a.value = Some(v),
-        b"date-value" => a.date = Some(v),
-        b"time-value" => a.time = Some(v),
-        b"boolean-value" => a.boolean = Some(v),
-        b"string-value" => a.string = Some(v),
-        b"formula" => a.formula = Some(v),
-        b"number-columns-repeated" => a.repeat = count("column repeat count")?,
-        b"number-columns-spanned" => a.cols_spanned = count("column span")?,
-        b"number-rows-spanned" => a.rows_spanned = count("row span")?,
-        _ => {}
-    }
-    Ok(())
-}
-
 /// `Some((k, len))` when `rest` starts with the constant `text` (`len` its
 /// length): one constant compare, where a compare of variable length
 /// becomes a `memcmp` call.
@@ -131,7 +105,25 @@ fn value_type(v: &[u8]) -> ValueType {
 fn read_attrs<'a>(tag: &Tag<'a>) -> Result<CellAttrs<'a>> {
     let mut a = CellAttrs::new();
     for (qname, v) in tag.qualified_attributes() {
-        apply(&mut a, qname, v, tag.start)?;
+        let count = |what: &str| {
+            parse_count(v)
+                .map(|n| n.max(1))
+                .ok_or_else(|| bad_value(what, v, tag.start))
+        };
+        match local_name(qname) {
+            b"value-type" if qname.starts_with(b"calcext:") => a.calc_error = v == b"error",
+            b"value-type" => a.vt = value_type(v),
+            b"value" => a.value = Some(v),
+            b"date-value" => a.date = Some(v),
+            b"time-value" => a.time = Some(v),
+            b"boolean-value" => a.boolean = Some(v),
+            b"string-value" => a.string = Some(v),
+            b"formula" => a.formula = Some(v),
+            b"number-columns-repeated" => a.repeat = count("column repeat count")?,
+            b"number-columns-spanned" => a.cols_spanned = count("column span")?,
+            b"number-rows-spanned" => a.rows_spanned = count("row span")?,
+            _ => {}
+        }
     }
     Ok(a)
 }

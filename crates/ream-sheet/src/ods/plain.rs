@@ -211,39 +211,28 @@ mod tests {
         }
     }
 
-    /// Attributes as `name="value"`, from each name with its `|`-separated
-    /// values, and a few odd shapes.
+    /// Attributes as `name="value"`, from each `name=values` line with
+    /// its `|`-separated values, and a few odd shapes.
     fn attribute() -> impl Strategy<Value = String> {
         let mut all = vec![
             "office:value-type='float'".to_owned(),
             "office:value=\"1".to_owned(),
         ];
-        for (name, values) in [
-            (
-                "office:value-type",
-                "float|string|date|boolean|time|percentage|currency|floaty",
-            ),
-            ("office:value", "276455|-2.5e3| 7 |abc||1e999"),
-            (
-                "office:date-value",
-                "2016-09-15|2016-09-15T10:20:30|1899-12-30|yesterday",
-            ),
-            ("office:boolean-value", "true|FALSE|maybe"),
-            ("office:time-value", "PT1H"),
-            ("office:string-value", "s||a&amp;b|a&bogus;|INDIA"),
-            ("table:style-name", "ce1"),
-            ("calcext:value-type", "float|error"),
-            (
-                "table:number-columns-repeated",
-                "3|1|0|x|99999999999999999999",
-            ),
-            ("table:number-columns-spanned", "2"),
-            (
-                "table:formula",
-                "of:=1|of:=[.A3]+[.F3]|of:=UPPER([.C3])|=SUM(my_range)|of:=&quot;a&quot;|of:=&bogus;|of:=\u{e9}|of:=",
-            ),
-            ("foo:value", "9"),
+        for line in [
+            "office:value-type=float|string|date|boolean|time|percentage|currency|floaty",
+            "office:value=276455|-2.5e3| 7 |abc||1e999",
+            "office:date-value=2016-09-15|2016-09-15T10:20:30|1899-12-30|yesterday",
+            "office:boolean-value=true|FALSE|maybe",
+            "office:time-value=PT1H",
+            "office:string-value=s||a&amp;b|a&bogus;|INDIA",
+            "table:style-name=ce1",
+            "calcext:value-type=float|error",
+            "table:number-columns-repeated=3|1|0|x|99999999999999999999",
+            "table:number-columns-spanned=2",
+            "table:formula=of:=1|of:=[.A3]+[.F3]|of:=UPPER([.C3])|=SUM(my_range)|of:=&quot;a&quot;|of:=&bogus;|of:=\u{e9}|of:=",
+            "foo:value=9",
         ] {
+            let (name, values) = line.split_once('=').unwrap();
             all.extend(values.split('|').map(|v| format!("{name}=\"{v}\"")));
         }
         prop::sample::select(all)
