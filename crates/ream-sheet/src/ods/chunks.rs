@@ -1,17 +1,15 @@
 //! One big table parsed on several threads: its bytes are cut at
-//! `<table:table-row` boundaries, each chunk is parsed on its own with row
-//! numbers relative to the chunk (ODS rows carry no index, so nothing
-//! needs guessing), and the chunks are stitched in order: rows shifted by
-//! the rows of the chunks before, strings and formulas rebased into one
-//! arena, cells past the grid dropped.
+//! `<table:table-row` boundaries, each chunk is parsed on its own with rows
+//! relative to the chunk (ODS rows carry no index), and the chunks are
+//! stitched in order: rows shifted, text rebased into one arena, cells
+//! past the grid dropped.
 //!
-//! A cut can land where a row start is not at table level (inside a row
-//! group, a nested table, a comment). The chunk before it then fails, or
-//! does not end at table level, and the stitch refuses; the caller then
-//! reads the part again without row chunks (`load.rs`), so chunked and
-//! serial results are identical by construction.
+//! A cut can land where a row start is not at table level (in a row group,
+//! a nested table, a comment). The chunk before it then fails or does not
+//! end at table level, the stitch refuses, and the caller reads the part
+//! again without chunks (`load.rs`), so chunked and serial results agree.
 
-use super::table::{ParsedTable, Partial, append_items};
+use super::table::{Partial, append_items};
 use crate::error::Result;
 use crate::pipeline::join::Ordered;
 
@@ -59,34 +57,28 @@ fn join(acc: &mut Option<Partial>, broken: &mut bool, res: Result<Partial>) {
         *acc = Some(p);
         return;
     };
-    // Only the last chunk may close the table.
-    let (a, w) = (&mut acc.walk, p.walk);
-    if a.closed || append(&mut acc.table, p.table, a.row, &mut a.clipped).is_none() {
+    // Only the last chunk may close the table; the joined text stays
+    // under 4 GiB (spans are 32-bit).
+    let (a, w, t, out) = (&mut acc.walk, p.walk, p.table, &mut acc.table);
+    let base = out.store.arena.len();
+    if a.closed || base + t.store.arena.len() > u32::MAX as usize {
         *broken = true;
         return;
     }
+    // Rows shifted by the rows before, text spans into one arena.
     let offset = a.row;
+    out.store.arena.extend_from_slice(&t.store.arena);
+    a.clipped |= append_items(out, &t, offset, base as u32) | w.clipped;
+    out.names.extend(t.names);
+    out.warnings.extend(t.warnings);
+    out.end = t.end;
     a.hidden_runs.extend(
         w.hidden_runs
             .iter()
             .map(|&(r, c)| (r.saturating_add(offset), c)),
     );
-    a.clipped |= w.clipped;
     a.row = offset.saturating_add(w.row);
     a.used = a.used.saturating_add(w.used);
     a.expanded = a.expanded.saturating_add(w.expanded);
     a.closed = w.closed;
-}
-
-/// Appends chunk `t` (rows relative) to `out`, its rows shifted by
-/// `offset`; `None` when the joined text would pass 4 GiB.
-fn append(out: &mut ParsedTable, t: ParsedTable, offset: u64, clipped: &mut bool) -> Option<()> {
-    let base = out.store.arena.len();
-    u32::try_from(base.checked_add(t.store.arena.len())?).ok()?;
-    out.store.arena.extend_from_slice(&t.store.arena);
-    *clipped |= append_items(out, &t, offset, base as u32);
-    out.names.extend(t.names);
-    out.warnings.extend(t.warnings);
-    out.end = t.end;
-    Some(())
 }
