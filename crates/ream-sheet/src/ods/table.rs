@@ -210,15 +210,13 @@ fn fast_row_tag(buf: &[u8], pos: usize) -> Option<Tag<'_>> {
         b' ' => ream_xml::find_tag_end(buf, name_end)?,
         _ => return None,
     };
-    let empty = gt > name_end && buf.get(gt - 1) == Some(&b'/');
-    let attrs_end = if empty { gt - 1 } else { gt };
+    let (kind, attrs_end) = match gt > name_end && buf.get(gt - 1) == Some(&b'/') {
+        true => (TagKind::Empty, gt - 1),
+        false => (TagKind::Start, gt),
+    };
     Some(Tag {
         name: b"table-row",
-        kind: if empty {
-            TagKind::Empty
-        } else {
-            TagKind::Start
-        },
+        kind,
         attrs: buf.get(name_end..attrs_end)?,
         start: pos,
         end: gt + 1,
