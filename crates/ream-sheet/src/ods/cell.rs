@@ -323,12 +323,11 @@ impl<'a> TableParser<'a> {
             self.out.store.arena.truncate(arena_start);
         }
         match value {
-            // The usual cell, one copy of a value (with a plain formula),
+            // The usual cell, one copy of a value (with a formula),
             // straight to the store: what `store_copies` does for it.
             Some(v) if fit == 1 && !spans && !extras => match a.formula {
                 None => self.store_one(v, at)?,
-                Some(f) if self.store_with_formula(v, f, at)? => {}
-                Some(_) => self.store_copies(a, value, None, None, fit, at)?,
+                Some(f) => self.store_with_formula(v, f, at)?,
             },
             _ if has_content && fit > 0 => {
                 self.store_copies(a, value, kids.comment, kids.link, fit, at)?;
@@ -674,43 +673,36 @@ impl<'a> TableParser<'a> {
     }
 
     /// Stores the value `v` with the formula of attribute value `raw` at
-    /// the current cell, as [`store_copies`](Self::store_copies) does for
-    /// one copy, when the formula text is its own decoded form (printable
-    /// ASCII without `&`) within the limits; `Ok(false)`, nothing stored,
-    /// otherwise. Out of line: inlined, it cost the cells without a
-    /// formula some 20 instructions each (seed.ods).
+    /// the current cell: [`store_copies`](Self::store_copies) for one copy.
+    /// Out of line: inlined, it cost the cells without a formula some 20
+    /// instructions each (seed.ods).
     #[inline(never)]
     pub(super) fn store_with_formula(
         &mut self,
         v: (u8, u8, u64),
         raw: &[u8],
         at: usize,
-    ) -> Result<bool> {
-        let text = strip_formula_prefix(raw);
-        let arena_len = self.out.store.arena.len();
-        let (Ok(off), Ok(len)) = (u32::try_from(arena_len), u32::try_from(text.len())) else {
-            return Ok(false);
-        };
-        let fits = crate::cell_scan::is_plain_ascii(text)
-            && self.w.formula_bytes.saturating_add(u64::from(len)) <= self.limits.max_formula_bytes
-            && u32::try_from(arena_len + text.len()).is_ok();
-        if !fits {
-            return Ok(false);
-        }
+    ) -> Result<()> {
         self.reserve_budget(1, at)?;
-        self.out.store.arena.extend_from_slice(text);
-        self.w.formula_bytes = self.w.formula_bytes.saturating_add(u64::from(len));
-        self.push_cell(self.w.row as u32, self.col as u32, v, Some((off, len)));
-        Ok(true)
+        let formula = self.store_formula(raw, at)?;
+        self.push_cell(self.w.row as u32, self.col as u32, v, Some(formula));
+        Ok(())
     }
 
-    /// Appends formula text (prefix stripped) to the arena once; repeated
-    /// cells share it.
+    /// Appends formula text (prefix stripped, decoded) to the arena once;
+    /// repeated cells share it. Printable ASCII without `&` (most formulas)
+    /// is its own decoded form, and UTF-8.
+    #[inline]
     fn store_formula(&mut self, raw: &[u8], at: usize) -> Result<(u32, u32)> {
+        let text = strip_formula_prefix(raw);
+        let plain = crate::cell_scan::is_plain_ascii(text);
         let arena = &mut self.out.store.arena;
         let off = arena.len();
-        ream_xml::unescape_into(strip_formula_prefix(raw), arena)
-            .map_err(|e| xml_err(shift(e, at)))?;
+        if plain {
+            arena.extend_from_slice(text);
+        } else {
+            ream_xml::unescape_into(text, arena).map_err(|e| xml_err(shift(e, at)))?;
+        }
         let len = arena.len() - off;
         self.w.formula_bytes = self.w.formula_bytes.saturating_add(len as u64);
         if self.w.formula_bytes > self.limits.max_formula_bytes {
@@ -720,7 +712,7 @@ impl<'a> TableParser<'a> {
             ))
             .at_offset(at as u64));
         }
-        if std::str::from_utf8(arena.get(off..).unwrap_or_default()).is_err() {
+        if !plain && std::str::from_utf8(arena.get(off..).unwrap_or_default()).is_err() {
             return Err(Error::malformed("invalid UTF-8 in a formula").at_offset(at as u64));
         }
         match (u32::try_from(off), u32::try_from(len)) {
