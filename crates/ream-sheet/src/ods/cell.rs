@@ -692,7 +692,6 @@ impl<'a> TableParser<'a> {
     /// Appends formula text (prefix stripped, decoded) to the arena once;
     /// repeated cells share it. Printable ASCII without `&` (most formulas)
     /// is its own decoded form, and UTF-8.
-    #[inline]
     fn store_formula(&mut self, raw: &[u8], at: usize) -> Result<(u32, u32)> {
         let text = strip_formula_prefix(raw);
         let plain = crate::cell_scan::is_plain_ascii(text);
