@@ -421,10 +421,9 @@ impl<'a> TableParser<'a> {
                 }
                 (TagKind::Start | TagKind::Empty, b"frame") => {
                     let left = self.depth_left.saturating_sub(depth + 1);
-                    let anchor = match (u32::try_from(self.w.row), u32::try_from(self.col)) {
-                        (Ok(r), Ok(c)) => Some((r, c)),
-                        _ => None,
-                    };
+                    let anchor = u32::try_from(self.w.row)
+                        .ok()
+                        .zip(u32::try_from(self.col).ok());
                     let empty = tag.kind == TagKind::Empty;
                     let (d, end) =
                         read_frame(self.buf, pos, empty, left, anchor, &mut self.scratch)?;
