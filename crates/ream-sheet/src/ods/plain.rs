@@ -144,12 +144,13 @@ impl TableParser<'_> {
         // comment or link.
         let fit = self.w.row < GRID_ROWS && self.col < GRID_COLS;
         match (value, a.formula) {
-            (Some(v), formula) if fit => {
-                let res = match formula {
-                    None => self.store_one(v, pos),
-                    Some(raw) => self.store_with_formula(v, raw, pos),
-                };
-                if let Err(e) = res {
+            (Some(v), None) if fit => {
+                if let Err(e) = self.store_one(v, pos) {
+                    return self.locate(Err(e));
+                }
+            }
+            (Some(v), Some(raw)) if fit => {
+                if let Err(e) = self.store_with_formula(v, raw, pos) {
                     return self.locate(Err(e));
                 }
             }
