@@ -288,7 +288,7 @@ impl<'a> TableParser<'a> {
             return self.settle(a, sink, arena_start, tag.start, Children::at(end));
         }
         let kids = self.children(tag.end, depth, sink, arena_start)?;
-        self.settle_children(a, sink, arena_start, tag.start, kids)
+        self.settle(a, sink, arena_start, tag.start, kids)
     }
 
     /// Stores the value, annotation, link and frame of a cell; returns
@@ -336,20 +336,6 @@ impl<'a> TableParser<'a> {
         }
         self.col = self.col.saturating_add(a.repeat);
         Ok(kids.end)
-    }
-
-    /// [`settle`](Self::settle) out of line, for cells whose children
-    /// were walked.
-    #[inline(never)]
-    fn settle_children(
-        &mut self,
-        a: &CellAttrs<'a>,
-        sink: Sink,
-        arena_start: usize,
-        at: usize,
-        kids: Children<'a>,
-    ) -> Result<usize> {
-        self.settle(a, sink, arena_start, at, kids)
     }
 
     /// The fast path for the usual shape `<text:p>plain</text:p></table:table-cell>`:
