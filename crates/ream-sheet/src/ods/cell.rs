@@ -440,10 +440,7 @@ impl<'a> TableParser<'a> {
         at: usize,
     ) -> Result<Option<(u8, u8, u64)>> {
         if a.calc_error {
-            let raw = match a.string {
-                Some(s) if !s.is_empty() => s,
-                _ => self.scratch.as_slice(),
-            };
+            let raw = a.string.filter(|s| !s.is_empty()).unwrap_or(&self.scratch);
             let code = CellError::from_bytes(ream_xml::trim_xml_ws(raw))
                 .unwrap_or(CellError::Value)
                 .code();
@@ -538,16 +535,14 @@ impl<'a> TableParser<'a> {
                 .at_offset(at as u64));
             }
         }
-        let (off, len) = match (u32::try_from(start), u32::try_from(piece.len())) {
-            (Ok(o), Ok(l)) if arena.len() <= u32::MAX as usize => (o, l),
-            _ => {
-                return Err(
-                    Error::limit("more than 4 GiB of cell text in one sheet".to_string())
-                        .at_offset(at as u64),
-                );
+        match (u32::try_from(start), u32::try_from(piece.len())) {
+            (Ok(o), Ok(l)) if arena.len() <= u32::MAX as usize => {
+                Ok(Some((T_INLINE, 0, span_bits(o, l))))
             }
-        };
-        Ok(Some((T_INLINE, 0, span_bits(off, len))))
+            _ => {
+                Err(Error::limit("more than 4 GiB of cell text in one sheet").at_offset(at as u64))
+            }
+        }
     }
 
     /// Stores the value (tag, aux, bits) as the one cell at the current
