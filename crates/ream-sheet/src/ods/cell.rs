@@ -31,22 +31,22 @@ pub(super) enum ValueType {
 }
 
 /// The attributes of a cell start tag that matter (raw, still escaped).
-struct CellAttrs<'a> {
-    vt: ValueType,
+pub(super) struct CellAttrs<'a> {
+    pub(super) vt: ValueType,
     calc_error: bool,
-    value: Option<&'a [u8]>,
-    date: Option<&'a [u8]>,
+    pub(super) value: Option<&'a [u8]>,
+    pub(super) date: Option<&'a [u8]>,
     time: Option<&'a [u8]>,
-    boolean: Option<&'a [u8]>,
-    string: Option<&'a [u8]>,
-    formula: Option<&'a [u8]>,
+    pub(super) boolean: Option<&'a [u8]>,
+    pub(super) string: Option<&'a [u8]>,
+    pub(super) formula: Option<&'a [u8]>,
     repeat: u64,
     cols_spanned: u64,
     rows_spanned: u64,
 }
 
 impl CellAttrs<'_> {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         CellAttrs {
             vt: ValueType::None,
             calc_error: false,
@@ -61,32 +61,6 @@ impl CellAttrs<'_> {
             rows_spanned: 1,
         }
     }
-}
-
-/// Takes one attribute (qualified name, raw value) of the cell start tag
-/// at `at`.
-#[inline]
-fn apply<'a>(a: &mut CellAttrs<'a>, qname: &[u8], v: &'a [u8], at: usize) -> Result<()> {
-    let count = |what: &str| {
-        parse_count(v)
-            .map(|n| n.max(1))
-            .ok_or_else(|| bad_value(what, v, at))
-    };
-    match local_name(qname) {
-        b"value-type" if qname.starts_with(b"calcext:") => a.calc_error = v == b"error",
-        b"value-type" => a.vt = value_type(v),
-        b"value" => a.value = Some(v),
-        b"date-value" => a.date = Some(v),
-        b"time-value" => a.time = Some(v),
-        b"boolean-value" => a.boolean = Some(v),
-        b"string-value" => a.string = Some(v),
-        b"formula" => a.formula = Some(v),
-        b"number-columns-repeated" => a.repeat = count("column repeat count")?,
-        b"number-columns-spanned" => a.cols_spanned = count("column span")?,
-        b"number-rows-spanned" => a.rows_spanned = count("row span")?,
-        _ => {}
-    }
-    Ok(())
 }
 
 /// `Some((k, len))` when `rest` starts with the constant `text` (`len` its
@@ -131,18 +105,34 @@ fn value_type(v: &[u8]) -> ValueType {
 fn read_attrs<'a>(tag: &Tag<'a>) -> Result<CellAttrs<'a>> {
     let mut a = CellAttrs::new();
     for (qname, v) in tag.qualified_attributes() {
-        apply(&mut a, qname, v, tag.start)?;
+        let count = |what: &str| {
+            parse_count(v)
+                .map(|n| n.max(1))
+                .ok_or_else(|| bad_value(what, v, tag.start))
+        };
+        match local_name(qname) {
+            b"value-type" if qname.starts_with(b"calcext:") => a.calc_error = v == b"error",
+            b"value-type" => a.vt = value_type(v),
+            b"value" => a.value = Some(v),
+            b"date-value" => a.date = Some(v),
+            b"time-value" => a.time = Some(v),
+            b"boolean-value" => a.boolean = Some(v),
+            b"string-value" => a.string = Some(v),
+            b"formula" => a.formula = Some(v),
+            b"number-columns-repeated" => a.repeat = count("column repeat count")?,
+            b"number-columns-spanned" => a.cols_spanned = count("column span")?,
+            b"number-rows-spanned" => a.rows_spanned = count("row span")?,
+            _ => {}
+        }
     }
     Ok(a)
 }
 
-/// The first `a` or `b` in `hay`. Attribute names and values of cell tags
-/// are mostly under 24 bytes, where `memchr2`'s call and vector setup
-/// cost more than the search, and a byte loop costs two compares a byte
-/// (seed.ods: either way a quarter of the tag scan's time). This tests
-/// eight bytes at a time in a `u64` (the zero-byte test of Hacker's
-/// Delight: the lowest flagged byte is always a true match, so the first
-/// one is exact); from 32 bytes on it hands over to `memchr2`.
+/// The first `a` or `b` in `hay`: eight bytes at a time in a `u64` (the
+/// zero-byte test of Hacker's Delight; the lowest flagged byte is always a
+/// true match), `memchr2` from 32 bytes on. Cell attribute values are
+/// mostly under 24 bytes, where `memchr2`'s setup or a byte loop took a
+/// quarter of the tag scan (seed.ods).
 #[inline(always)]
 pub(super) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
@@ -203,7 +193,9 @@ pub(super) fn plain_paragraph(buf: &[u8], from: usize) -> Option<(usize, &[u8], 
 /// without its value attribute (or for other types), `Err` with the raw
 /// value (trimmed for a number) when it does not decode.
 #[inline(always)]
-fn scalar<'a>(a: &CellAttrs<'a>) -> std::result::Result<Option<(u8, u8, u64)>, &'a [u8]> {
+pub(super) fn scalar<'a>(
+    a: &CellAttrs<'a>,
+) -> std::result::Result<Option<(u8, u8, u64)>, &'a [u8]> {
     let date = |serial: f64, kind| Ok(Some((T_DATE, date_kind_code(kind), serial.to_bits())));
     match (a.vt, a.value, a.boolean, a.date, a.time) {
         (ValueType::Number, Some(raw), ..) => {
@@ -296,7 +288,7 @@ impl<'a> TableParser<'a> {
             return self.settle(a, sink, arena_start, tag.start, Children::at(end));
         }
         let kids = self.children(tag.end, depth, sink, arena_start)?;
-        self.settle_children(a, sink, arena_start, tag.start, kids)
+        self.settle(a, sink, arena_start, tag.start, kids)
     }
 
     /// Stores the value, annotation, link and frame of a cell; returns
@@ -331,12 +323,11 @@ impl<'a> TableParser<'a> {
             self.out.store.arena.truncate(arena_start);
         }
         match value {
-            // The usual cell, one copy of a value (with a plain formula),
+            // The usual cell, one copy of a value (with a formula),
             // straight to the store: what `store_copies` does for it.
             Some(v) if fit == 1 && !spans && !extras => match a.formula {
                 None => self.store_one(v, at)?,
-                Some(f) if self.store_with_formula(v, f, at)? => {}
-                Some(_) => self.store_copies(a, value, None, None, fit, at)?,
+                Some(f) => self.store_with_formula(v, f, at)?,
             },
             _ if has_content && fit > 0 => {
                 self.store_copies(a, value, kids.comment, kids.link, fit, at)?;
@@ -345,20 +336,6 @@ impl<'a> TableParser<'a> {
         }
         self.col = self.col.saturating_add(a.repeat);
         Ok(kids.end)
-    }
-
-    /// [`settle`](Self::settle) out of line, for cells whose children
-    /// were walked.
-    #[inline(never)]
-    fn settle_children(
-        &mut self,
-        a: &CellAttrs<'a>,
-        sink: Sink,
-        arena_start: usize,
-        at: usize,
-        kids: Children<'a>,
-    ) -> Result<usize> {
-        self.settle(a, sink, arena_start, at, kids)
     }
 
     /// The fast path for the usual shape `<text:p>plain</text:p></table:table-cell>`:
@@ -430,10 +407,9 @@ impl<'a> TableParser<'a> {
                 }
                 (TagKind::Start | TagKind::Empty, b"frame") => {
                     let left = self.depth_left.saturating_sub(depth + 1);
-                    let anchor = match (u32::try_from(self.w.row), u32::try_from(self.col)) {
-                        (Ok(r), Ok(c)) => Some((r, c)),
-                        _ => None,
-                    };
+                    let anchor = u32::try_from(self.w.row)
+                        .ok()
+                        .zip(u32::try_from(self.col).ok());
                     let empty = tag.kind == TagKind::Empty;
                     let (d, end) =
                         read_frame(self.buf, pos, empty, left, anchor, &mut self.scratch)?;
@@ -464,10 +440,7 @@ impl<'a> TableParser<'a> {
         at: usize,
     ) -> Result<Option<(u8, u8, u64)>> {
         if a.calc_error {
-            let raw = match a.string {
-                Some(s) if !s.is_empty() => s,
-                _ => self.scratch.as_slice(),
-            };
+            let raw = a.string.filter(|s| !s.is_empty()).unwrap_or(&self.scratch);
             let code = CellError::from_bytes(ream_xml::trim_xml_ws(raw))
                 .unwrap_or(CellError::Value)
                 .code();
@@ -562,61 +535,43 @@ impl<'a> TableParser<'a> {
                 .at_offset(at as u64));
             }
         }
-        let (off, len) = match (u32::try_from(start), u32::try_from(piece.len())) {
-            (Ok(o), Ok(l)) if arena.len() <= u32::MAX as usize => (o, l),
-            _ => {
-                return Err(
-                    Error::limit("more than 4 GiB of cell text in one sheet".to_string())
-                        .at_offset(at as u64),
-                );
+        match (u32::try_from(start), u32::try_from(piece.len())) {
+            (Ok(o), Ok(l)) if arena.len() <= u32::MAX as usize => {
+                Ok(Some((T_INLINE, 0, span_bits(o, l))))
             }
-        };
-        Ok(Some((T_INLINE, 0, span_bits(off, len))))
+            _ => {
+                Err(Error::limit("more than 4 GiB of cell text in one sheet").at_offset(at as u64))
+            }
+        }
     }
 
     /// Stores the value (tag, aux, bits) as the one cell at the current
     /// row and column, inside the grid, against the cell budget.
     #[inline(always)]
-    pub(super) fn store_one(&mut self, (tag, aux, bits): (u8, u8, u64), at: usize) -> Result<()> {
+    pub(super) fn store_one(&mut self, v: (u8, u8, u64), at: usize) -> Result<()> {
         self.reserve_budget(1, at)?;
-        self.out.store.cells.push(RawCell {
-            row: self.w.row as u32,
-            col: self.col as u16,
-            tag,
-            aux,
-            bits,
-        });
+        self.push_cell(self.w.row as u32, self.col as u32, v, None);
         Ok(())
     }
 
     /// Pushes the value at (row, col) with, when given, the arena span of
     /// its formula (flagged on the cell, recorded in the formula table).
     /// No budget check: the caller reserved it.
-    #[inline]
-    pub(super) fn push_cell(
-        &mut self,
-        row: u32,
-        col: u32,
-        (tag, aux, bits): (u8, u8, u64),
-        formula: Option<(u32, u32)>,
-    ) {
-        let aux = if formula.is_some() {
-            aux | AUX_FORMULA
-        } else {
-            aux
-        };
+    #[inline(always)]
+    fn push_cell(&mut self, row: u32, col: u32, v: (u8, u8, u64), formula: Option<(u32, u32)>) {
+        let (tag, aux, bits) = v;
+        let aux = aux | if formula.is_some() { AUX_FORMULA } else { 0 };
+        let col16 = col as u16;
         self.out.store.cells.push(RawCell {
             row,
-            col: col as u16,
+            col: col16,
             tag,
             aux,
             bits,
         });
         if let Some((off, len)) = formula {
-            self.out
-                .store
-                .formulas
-                .push(FormulaRec { row, col, off, len });
+            let f = FormulaRec { row, col, off, len };
+            self.out.store.formulas.push(f);
         }
     }
 
@@ -653,8 +608,7 @@ impl<'a> TableParser<'a> {
                 self.push_cell(row, col, v, formula);
             }
             if span {
-                // Saturating: a span count near u64::MAX wrapped the end
-                // round to a small row (fuzz finding, test
+                // Saturating: a span near u64::MAX must not wrap (test
                 // `ods::huge_spans_are_clipped_to_the_grid`).
                 let last_row = u64::from(row)
                     .saturating_add(a.rows_spanned - 1)
@@ -699,43 +653,35 @@ impl<'a> TableParser<'a> {
     }
 
     /// Stores the value `v` with the formula of attribute value `raw` at
-    /// the current cell, as [`store_copies`](Self::store_copies) does for
-    /// one copy, when the formula text is its own decoded form (printable
-    /// ASCII without `&`) within the limits; `Ok(false)`, nothing stored,
-    /// otherwise. Out of line: inlined, it made the cells without a
-    /// formula some 20 instructions dearer (seed.ods, callgrind).
+    /// the current cell: [`store_copies`](Self::store_copies) for one copy.
+    /// Out of line: inlined, it cost the cells without a formula some 20
+    /// instructions each (seed.ods).
     #[inline(never)]
     pub(super) fn store_with_formula(
         &mut self,
         v: (u8, u8, u64),
         raw: &[u8],
         at: usize,
-    ) -> Result<bool> {
-        let text = strip_formula_prefix(raw);
-        let arena_len = self.out.store.arena.len();
-        let (Ok(off), Ok(len)) = (u32::try_from(arena_len), u32::try_from(text.len())) else {
-            return Ok(false);
-        };
-        let fits = crate::cell_scan::is_plain_ascii(text)
-            && self.w.formula_bytes.saturating_add(u64::from(len)) <= self.limits.max_formula_bytes
-            && u32::try_from(arena_len + text.len()).is_ok();
-        if !fits {
-            return Ok(false);
-        }
+    ) -> Result<()> {
         self.reserve_budget(1, at)?;
-        self.out.store.arena.extend_from_slice(text);
-        self.w.formula_bytes = self.w.formula_bytes.saturating_add(u64::from(len));
-        self.push_cell(self.w.row as u32, self.col as u32, v, Some((off, len)));
-        Ok(true)
+        let formula = self.store_formula(raw, at)?;
+        self.push_cell(self.w.row as u32, self.col as u32, v, Some(formula));
+        Ok(())
     }
 
-    /// Appends formula text (prefix stripped) to the arena once; repeated
-    /// cells share it.
+    /// Appends formula text (prefix stripped, decoded) to the arena once;
+    /// repeated cells share it. Printable ASCII without `&` (most formulas)
+    /// is its own decoded form, and UTF-8.
     fn store_formula(&mut self, raw: &[u8], at: usize) -> Result<(u32, u32)> {
+        let text = strip_formula_prefix(raw);
+        let plain = crate::cell_scan::is_plain_ascii(text);
         let arena = &mut self.out.store.arena;
         let off = arena.len();
-        ream_xml::unescape_into(strip_formula_prefix(raw), arena)
-            .map_err(|e| xml_err(shift(e, at)))?;
+        if plain {
+            arena.extend_from_slice(text);
+        } else {
+            ream_xml::unescape_into(text, arena).map_err(|e| xml_err(shift(e, at)))?;
+        }
         let len = arena.len() - off;
         self.w.formula_bytes = self.w.formula_bytes.saturating_add(len as u64);
         if self.w.formula_bytes > self.limits.max_formula_bytes {
@@ -745,7 +691,7 @@ impl<'a> TableParser<'a> {
             ))
             .at_offset(at as u64));
         }
-        if std::str::from_utf8(arena.get(off..).unwrap_or_default()).is_err() {
+        if !plain && std::str::from_utf8(arena.get(off..).unwrap_or_default()).is_err() {
             return Err(Error::malformed("invalid UTF-8 in a formula").at_offset(at as u64));
         }
         match (u32::try_from(off), u32::try_from(len)) {

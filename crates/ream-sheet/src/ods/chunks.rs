@@ -1,20 +1,17 @@
 //! One big table parsed on several threads: its bytes are cut at
-//! `<table:table-row` boundaries, each chunk is parsed on its own with row
-//! numbers relative to the chunk (ODS rows carry no index, so nothing
-//! needs guessing), and the chunks are stitched in order: rows shifted by
-//! the rows of the chunks before, strings and formulas rebased into one
-//! arena, cells past the grid dropped.
+//! `<table:table-row` boundaries, each chunk is parsed on its own with rows
+//! relative to the chunk (ODS rows carry no index), and the chunks are
+//! stitched in order: rows shifted, text rebased into one arena, cells
+//! past the grid dropped.
 //!
-//! A cut can land where a row start is not at table level (inside a row
-//! group, a nested table, a comment). The chunk before it then fails, or
-//! does not end at table level, and the stitch refuses; the caller then
-//! reads the part again without row chunks (`load.rs`), so chunked and
-//! serial results are identical by construction.
+//! A cut can land where a row start is not at table level (in a row group,
+//! a nested table, a comment). The chunk before it then fails or does not
+//! end at table level, the stitch refuses, and the caller reads the part
+//! again without chunks (`load.rs`), so chunked and serial results agree.
 
-use super::table::{GRID_ROWS, ParsedTable, Partial};
+use super::table::{Partial, append_items};
 use crate::error::Result;
 use crate::pipeline::join::Ordered;
-use crate::store::T_INLINE;
 
 /// A table's chunks stitched one by one as they finish (any order in, in
 /// order out: the pipeline's ordered join), appended to the first.
@@ -60,87 +57,28 @@ fn join(acc: &mut Option<Partial>, broken: &mut bool, res: Result<Partial>) {
         *acc = Some(p);
         return;
     };
-    // Only the last chunk may close the table.
-    let (a, w) = (&mut acc.walk, p.walk);
-    if a.closed || append(&mut acc.table, p.table, a.row, &mut a.clipped).is_none() {
+    // Only the last chunk may close the table; the joined text stays
+    // under 4 GiB (spans are 32-bit).
+    let (a, w, t, out) = (&mut acc.walk, p.walk, p.table, &mut acc.table);
+    let base = out.store.arena.len();
+    if a.closed || base + t.store.arena.len() > u32::MAX as usize {
         *broken = true;
         return;
     }
+    // Rows shifted by the rows before, text spans into one arena.
     let offset = a.row;
+    out.store.arena.extend_from_slice(&t.store.arena);
+    a.clipped |= append_items(out, &t, offset, base as u32) | w.clipped;
+    out.names.extend(t.names);
+    out.warnings.extend(t.warnings);
+    out.end = t.end;
     a.hidden_runs.extend(
         w.hidden_runs
             .iter()
             .map(|&(r, c)| (r.saturating_add(offset), c)),
     );
-    a.clipped |= w.clipped;
     a.row = offset.saturating_add(w.row);
     a.used = a.used.saturating_add(w.used);
     a.expanded = a.expanded.saturating_add(w.expanded);
     a.closed = w.closed;
-}
-
-/// Appends chunk `t` (rows relative) to `out`, its rows shifted by
-/// `offset`.
-fn append(out: &mut ParsedTable, t: ParsedTable, offset: u64, clipped: &mut bool) -> Option<()> {
-    let base = out.store.arena.len();
-    let total = base.checked_add(t.store.arena.len())?;
-    if total > u32::MAX as usize {
-        return None;
-    }
-    let base32 = u64::try_from(base).ok()?;
-    out.store.arena.extend_from_slice(&t.store.arena);
-    let row_of = |r: u32| -> Option<u32> {
-        let abs = u64::from(r) + offset;
-        (abs < GRID_ROWS).then_some(abs as u32)
-    };
-    // The same, noting what the grid drops.
-    let dropped = std::cell::Cell::new(false);
-    let shift = |r: u32| {
-        let row = row_of(r);
-        dropped.set(dropped.get() || row.is_none());
-        row
-    };
-    out.store
-        .cells
-        .extend(t.store.cells.into_iter().filter_map(|mut c| {
-            c.row = shift(c.row)?;
-            if c.tag == T_INLINE {
-                c.bits += base32 << 32;
-            }
-            Some(c)
-        }));
-    out.store
-        .formulas
-        .extend(t.store.formulas.into_iter().filter_map(|mut f| {
-            (f.row, f.off) = (row_of(f.row)?, f.off + base32 as u32);
-            Some(f)
-        }));
-    out.merged.extend(t.merged.into_iter().filter_map(|mut m| {
-        m.first_row = shift(m.first_row)?;
-        m.last_row = (u64::from(m.last_row) + offset).min(GRID_ROWS - 1) as u32;
-        Some(m)
-    }));
-    out.comments
-        .extend(t.comments.into_iter().filter_map(|mut c| {
-            c.row = shift(c.row)?;
-            Some(c)
-        }));
-    out.hyperlinks
-        .extend(t.hyperlinks.into_iter().filter_map(|mut l| {
-            l.range.first_row = shift(l.range.first_row)?;
-            l.range.last_row = l.range.first_row;
-            Some(l)
-        }));
-    for mut d in t.drawings {
-        if let Some((r, c)) = d.anchor {
-            let Some(row) = row_of(r) else { continue };
-            d.anchor = Some((row, c));
-        }
-        out.drawings.push(d);
-    }
-    *clipped |= dropped.get();
-    out.names.extend(t.names);
-    out.warnings.extend(t.warnings);
-    out.end = t.end;
-    Some(())
 }

@@ -22,50 +22,45 @@ pub(crate) fn read_named_expressions(
     scratch: &mut Vec<u8>,
 ) -> Result<usize> {
     let before = out.len();
-    let res = read_names(buf, from, depth_left, out, scratch);
+    let mut read = || -> Result<usize> {
+        let mut pos = from;
+        loop {
+            let tag = next(buf, pos, "named expressions not closed")?;
+            pos = tag.end;
+            match tag.kind {
+                TagKind::Start | TagKind::Empty => {
+                    let (is_range, value) = match tag.name {
+                        b"named-range" => (true, attr(&tag, b"cell-range-address")),
+                        b"named-expression" => (false, attr(&tag, b"expression")),
+                        _ => (false, None),
+                    };
+                    if let (Some(name), Some(value)) = (attr(&tag, b"name"), value) {
+                        let at = |e| xml_err(shift(e, tag.start));
+                        let name = attr_string(name, scratch).map_err(at)?;
+                        let formula = if is_range {
+                            range_address_to_a1(&attr_string(value, scratch).map_err(at)?)
+                        } else {
+                            attr_string(strip_formula_prefix(value), scratch).map_err(at)?
+                        };
+                        out.push((name, formula));
+                    }
+                    if tag.kind == TagKind::Start {
+                        let left = depth_left.saturating_sub(1);
+                        pos = skip_element(buf, pos, left).map_err(xml_err)?;
+                    }
+                }
+                TagKind::End => return Ok(pos),
+                _ => {}
+            }
+            if out.len() > 1_000_000 {
+                let e = Error::limit("more than 1,000,000 named expressions");
+                return Err(e.at_offset(pos as u64));
+            }
+        }
+    };
+    let res = read();
     if res.is_err() {
         out.truncate(before);
     }
     res
-}
-
-fn read_names(
-    buf: &[u8],
-    from: usize,
-    depth_left: u32,
-    out: &mut Vec<RawName>,
-    scratch: &mut Vec<u8>,
-) -> Result<usize> {
-    let mut pos = from;
-    loop {
-        let tag = next(buf, pos, "named expressions not closed")?;
-        pos = tag.end;
-        match tag.kind {
-            TagKind::Start | TagKind::Empty => {
-                let (is_range, value) = match tag.name {
-                    b"named-range" => (true, attr(&tag, b"cell-range-address")),
-                    b"named-expression" => (false, attr(&tag, b"expression")),
-                    _ => (false, None),
-                };
-                if let (Some(name), Some(value)) = (attr(&tag, b"name"), value) {
-                    let at = |e| xml_err(shift(e, tag.start));
-                    let name = attr_string(name, scratch).map_err(at)?;
-                    let formula = if is_range {
-                        range_address_to_a1(&attr_string(value, scratch).map_err(at)?)
-                    } else {
-                        attr_string(strip_formula_prefix(value), scratch).map_err(at)?
-                    };
-                    out.push((name, formula));
-                }
-                if tag.kind == TagKind::Start {
-                    pos = skip_element(buf, pos, depth_left.saturating_sub(1)).map_err(xml_err)?;
-                }
-            }
-            TagKind::End => return Ok(pos),
-            _ => {}
-        }
-        if out.len() > 1_000_000 {
-            return Err(Error::limit("more than 1,000,000 named expressions").at_offset(pos as u64));
-        }
-    }
 }

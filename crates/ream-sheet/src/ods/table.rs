@@ -18,7 +18,7 @@ use super::xml::{attr, attr_string, bad_value, shift, truncated, xml_err};
 use crate::error::{Error, Result};
 use crate::model::{CellRange, Comment, Drawing, Hyperlink};
 use crate::options::Limits;
-use crate::store::{CellStore, RawCell};
+use crate::store::{CellStore, T_INLINE};
 use ream_xml::{Tag, TagKind, next_tag, skip_element};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -210,15 +210,13 @@ fn fast_row_tag(buf: &[u8], pos: usize) -> Option<Tag<'_>> {
         b' ' => ream_xml::find_tag_end(buf, name_end)?,
         _ => return None,
     };
-    let empty = gt > name_end && buf.get(gt - 1) == Some(&b'/');
-    let attrs_end = if empty { gt - 1 } else { gt };
+    let (kind, attrs_end) = match gt > name_end && buf.get(gt - 1) == Some(&b'/') {
+        true => (TagKind::Empty, gt - 1),
+        false => (TagKind::Start, gt),
+    };
     Some(Tag {
         name: b"table-row",
-        kind: if empty {
-            TagKind::Empty
-        } else {
-            TagKind::Start
-        },
+        kind,
         attrs: buf.get(name_end..attrs_end)?,
         start: pos,
         end: gt + 1,
@@ -720,7 +718,8 @@ impl<'a> TableParser<'a> {
         Ok(pos)
     }
 
-    /// Stores copies 2..=`repeat` of what the current row stored.
+    /// Stores copies 2..=`repeat` of what the current row stored (not its
+    /// drawings), within the grid and the budgets.
     fn repeat_row(&mut self, repeat: u64, m: Lens, at: usize) -> Result<()> {
         let now = Lens::of(&self.out);
         let per_row = (now.cells - m.cells)
@@ -738,46 +737,20 @@ impl<'a> TableParser<'a> {
         let extra = (per_row as u64).saturating_mul(copies);
         self.reserve_budget(extra, at)?;
         self.expand(extra, at)?;
-        let base = self.w.row as u32;
-        for k in 1..=copies as u32 {
-            let row = base + k;
-            for i in m.cells..now.cells {
-                if let Some(c) = self.out.store.cells.get(i).copied() {
-                    self.out.store.cells.push(RawCell { row, ..c });
-                }
-            }
-            for i in m.formulas..now.formulas {
-                if let Some(f) = self.out.store.formulas.get(i).copied() {
-                    self.out
-                        .store
-                        .formulas
-                        .push(crate::store::FormulaRec { row, ..f });
-                }
-            }
-            for i in m.merged..now.merged {
-                if let Some(r) = self.out.merged.get(i).copied() {
-                    let last = (u64::from(r.last_row) + u64::from(k)).min(GRID_ROWS - 1);
-                    self.out.merged.push(CellRange {
-                        first_row: r.first_row + k,
-                        last_row: last as u32,
-                        ..r
-                    });
-                }
-            }
-            for i in m.comments..now.comments {
-                if let Some(c) = self.out.comments.get(i) {
-                    let c = Comment { row, ..c.clone() };
-                    self.out.comments.push(c);
-                }
-            }
-            for i in m.links..now.links {
-                if let Some(l) = self.out.hyperlinks.get(i) {
-                    let mut l = l.clone();
-                    l.range.first_row = row;
-                    l.range.last_row = row;
-                    self.out.hyperlinks.push(l);
-                }
-            }
+        let out = &mut self.out;
+        let row = ParsedTable {
+            store: CellStore {
+                cells: out.store.cells.split_off(m.cells),
+                formulas: out.store.formulas.split_off(m.formulas),
+                ..CellStore::default()
+            },
+            merged: out.merged.split_off(m.merged),
+            comments: out.comments.split_off(m.comments),
+            hyperlinks: out.hyperlinks.split_off(m.links),
+            ..ParsedTable::default()
+        };
+        for k in 0..=copies {
+            append_items(out, &row, k, 0);
         }
         Ok(())
     }
@@ -788,6 +761,64 @@ impl<'a> TableParser<'a> {
             walk: self.w,
         }
     }
+}
+
+/// Appends `src`'s items to `out`: rows shifted by `offset`, text spans
+/// by `base` (where `src`'s arena starts in `out`'s). Items whose row
+/// passes the grid are dropped; returns true when a cell, merge, comment
+/// or link was. Merged ranges end within the grid; a link covers one row.
+pub(super) fn append_items(
+    out: &mut ParsedTable,
+    src: &ParsedTable,
+    offset: u64,
+    base: u32,
+) -> bool {
+    let row_of = |r: u32| {
+        let abs = u64::from(r) + offset;
+        (abs < GRID_ROWS).then_some(abs as u32)
+    };
+    let dropped = std::cell::Cell::new(false);
+    let shift = |r: u32| {
+        let row = row_of(r);
+        dropped.set(dropped.get() || row.is_none());
+        row
+    };
+    let (to, from) = (&mut out.store, &src.store);
+    to.cells.extend(from.cells.iter().filter_map(|&(mut c)| {
+        c.row = shift(c.row)?;
+        if c.tag == T_INLINE {
+            c.bits += u64::from(base) << 32;
+        }
+        Some(c)
+    }));
+    to.formulas
+        .extend(from.formulas.iter().filter_map(|&(mut f)| {
+            (f.row, f.off) = (row_of(f.row)?, f.off + base);
+            Some(f)
+        }));
+    out.merged.extend(src.merged.iter().filter_map(|&(mut m)| {
+        m.first_row = shift(m.first_row)?;
+        m.last_row = (u64::from(m.last_row) + offset).min(GRID_ROWS - 1) as u32;
+        Some(m)
+    }));
+    out.comments.extend(src.comments.iter().filter_map(|c| {
+        let row = shift(c.row)?;
+        Some(Comment { row, ..c.clone() })
+    }));
+    out.hyperlinks.extend(src.hyperlinks.iter().filter_map(|l| {
+        let mut l = l.clone();
+        l.range.first_row = shift(l.range.first_row)?;
+        l.range.last_row = l.range.first_row;
+        Some(l)
+    }));
+    out.drawings.extend(src.drawings.iter().filter_map(|d| {
+        let mut d = d.clone();
+        if let Some((r, c)) = d.anchor {
+            d.anchor = Some((row_of(r)?, c));
+        }
+        Some(d)
+    }));
+    dropped.get()
 }
 
 /// A row's or column's repeat count from attribute `name` (1 when absent,

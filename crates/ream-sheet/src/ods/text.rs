@@ -65,11 +65,8 @@ pub(crate) fn collect_paragraph<'a>(
             TagKind::Start | TagKind::Empty => {
                 match tag.name {
                     b"s" => {
-                        let n = match attr(&tag, b"c") {
-                            Some(raw) => super::values::parse_count(raw).unwrap_or(1),
-                            None => 1,
-                        };
-                        exact(out, b' ', n)?;
+                        let n = attr(&tag, b"c").and_then(super::values::parse_count);
+                        exact(out, b' ', n.unwrap_or(1))?;
                     }
                     b"tab" => exact(out, b'\t', 1)?,
                     b"line-break" => exact(out, b'\n', 1)?,
@@ -133,8 +130,7 @@ pub(crate) fn read_annotation(
         match (tag.kind, tag.name) {
             (TagKind::Start, b"creator") => {
                 let mut text = Vec::new();
-                let mut no_link = None;
-                pos = collect_paragraph(buf, pos, &mut text, &ctx, &mut no_link)?;
+                pos = collect_paragraph(buf, pos, &mut text, &ctx, &mut None)?;
                 author = String::from_utf8_lossy(&text).into_owned();
             }
             (TagKind::Start | TagKind::Empty, b"p" | b"h") => {
@@ -143,8 +139,7 @@ pub(crate) fn read_annotation(
                 }
                 paragraphs += 1;
                 if tag.kind == TagKind::Start {
-                    let mut no_link = None;
-                    pos = collect_paragraph(buf, pos, scratch, &ctx, &mut no_link)?;
+                    pos = collect_paragraph(buf, pos, scratch, &ctx, &mut None)?;
                 }
             }
             (TagKind::Start, _) => {

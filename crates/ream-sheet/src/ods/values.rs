@@ -23,13 +23,10 @@ pub(crate) fn parse_count(raw: &[u8]) -> Option<u64> {
 
 /// Parses `office:boolean-value` (`true`/`false`, also `1`/`0`).
 pub(crate) fn parse_bool(raw: &[u8]) -> Option<bool> {
-    let raw = ream_xml::trim_xml_ws(raw);
-    if raw.eq_ignore_ascii_case(b"true") || raw == b"1" {
-        Some(true)
-    } else if raw.eq_ignore_ascii_case(b"false") || raw == b"0" {
-        Some(false)
-    } else {
-        None
+    match ream_xml::trim_xml_ws(raw) {
+        r if r.eq_ignore_ascii_case(b"true") || r == b"1" => Some(true),
+        r if r.eq_ignore_ascii_case(b"false") || r == b"0" => Some(false),
+        _ => None,
     }
 }
 
@@ -122,12 +119,11 @@ pub(crate) fn parse_duration(raw: &[u8]) -> Option<f64> {
             let (num, tail) = rest.split_at(end);
             let mut chars = tail.chars();
             let unit = chars.next()?;
-            let k = units.iter().position(|(u, _)| *u == unit)?;
+            let (k, &(_, scale)) = units.iter().enumerate().find(|(_, (u, _))| *u == unit)?;
             if k < next_unit || num.is_empty() {
                 return None;
             }
             next_unit = k + 1;
-            let scale = units.get(k).map(|(_, s)| *s)?;
             let v: f64 = num.replace(',', ".").parse().ok()?;
             secs += v * scale;
             any = true;
@@ -153,19 +149,11 @@ pub(crate) fn duration_kind(serial: f64) -> DateKind {
 /// Strips the namespace prefix and `=` of a `table:formula` value:
 /// `of:=SUM([.A1:.A3])` -> `SUM([.A1:.A3])` (also `oooc:=`, `msoxl:=`, `=`).
 pub(crate) fn strip_formula_prefix(raw: &[u8]) -> &[u8] {
-    let after_ns = match memchr::memchr(b':', raw) {
-        Some(i)
-            if i > 0
-                && raw
-                    .get(..i)
-                    .is_some_and(|p| p.iter().all(u8::is_ascii_alphabetic))
-                && raw.get(i + 1) == Some(&b'=') =>
-        {
-            raw.get(i + 1..).unwrap_or_default()
-        }
-        _ => raw,
-    };
-    after_ns.strip_prefix(b"=").unwrap_or(after_ns)
+    let ns = raw.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    match raw.get(ns..) {
+        Some([b':', b'=', rest @ ..]) if ns > 0 => rest,
+        _ => raw.strip_prefix(b"=").unwrap_or(raw),
+    }
 }
 
 /// Splits an ODF cell address `$Sheet1.$A$1` into (sheet, cell); the sheet
