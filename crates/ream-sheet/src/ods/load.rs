@@ -323,10 +323,10 @@ impl<'l> Reader<'_, '_, 'l> {
             };
             match (cut_at, whole_to) {
                 // Small tables are not worth a hand-over (65,537 empty
-                // tables took 2.4 s sent one by one), and while a table
-                // already waits for a parser this thread parses the next
-                // one itself, from the window (no copy).
-                (_, Some(upto)) if upto.saturating_sub(pos) < SEND_MIN || pool.queued() > 0 => {
+                // tables took 2.4 s sent one by one), and while every
+                // parser is busy this thread parses the next one itself,
+                // from the window (no copy).
+                (_, Some(upto)) if upto.saturating_sub(pos) < SEND_MIN || pool.busy() => {
                     return self.table_serial(pos, false).ok();
                 }
                 (_, Some(upto)) => {

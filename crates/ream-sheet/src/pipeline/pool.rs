@@ -157,9 +157,11 @@ impl<'s, 'e, J: Send + 'e, D: Send + 'e> Pool<'s, 'e, J, D> {
         }
     }
 
-    /// Units waiting for a parser.
-    pub(crate) fn queued(&self) -> usize {
-        self.shared.lock().queue.len()
+    /// True when a unit handed over now would wait: every parser the pool
+    /// may run has a unit (running or queued).
+    pub(crate) fn busy(&self) -> bool {
+        let st = self.shared.lock();
+        st.queue.len() + st.running >= self.shared.max_workers
     }
 
     /// The results finished so far.
