@@ -223,10 +223,12 @@ pub fn fuzz_limits() -> ream_sheet::Limits {
 
 /// Options that cut any XLSX sheet of 4 KiB or more into 1 KiB chunks
 /// parsed on three threads, and give the ODS pipeline 1 KiB row chunks
-/// (XLS: sheets parsed on three threads).
+/// for its third thread, whatever the cores (XLS: sheets parsed on three
+/// threads).
 pub fn chunked() -> OpenOptions {
     OpenOptions::new()
         .threads(3)
+        .tune_cores(3)
         .tune_chunk_bytes(1 << 10)
         .limits(fuzz_limits())
 }
@@ -238,11 +240,11 @@ pub fn windowed() -> OpenOptions {
     serial().tune_chunk_bytes(1 << 10).tune_stream_block(61)
 }
 
-/// [`windowed`] on two threads: the ODS window's big tables cut into 1 KiB
-/// row chunks (and tables of 64 KiB or more sent whole) for a second
-/// parser.
+/// [`windowed`] on three threads whatever the cores: an inflater ahead,
+/// and the ODS window's big tables cut into 1 KiB row chunks (and tables
+/// of 64 KiB or more sent whole) for a second parser.
 pub fn windowed_two() -> OpenOptions {
-    windowed().parallel(true).threads(2)
+    windowed().parallel(true).threads(3).tune_cores(3)
 }
 
 /// Options for a phase-A-only open whose streamed rows are read in tiny

@@ -159,6 +159,8 @@ pub struct OpenOptions {
     pub(crate) chunk_bytes: usize,
     /// Tuning knob: see [`OpenOptions::tune_stream_block`].
     pub(crate) stream_block: usize,
+    /// Tuning knob: see [`OpenOptions::tune_cores`].
+    pub(crate) cores: Option<usize>,
 }
 
 /// One sheet, by 0-based index or by name (see [`OpenOptions::cells_of`]).
@@ -193,6 +195,7 @@ impl Default for OpenOptions {
             load_cells: true,
             chunk_bytes: 4 << 20,
             stream_block: 64 << 10,
+            cores: None,
             sheets_needed: None,
             sheet_needed_named: None,
             cells_of: None,
@@ -285,6 +288,21 @@ impl OpenOptions {
     pub fn tune_stream_block(mut self, n: usize) -> OpenOptions {
         self.stream_block = n.max(1);
         self
+    }
+    /// Internal tuning knob, for tests and benchmarks only (hidden from the
+    /// documentation, not part of the stable API; results never depend on
+    /// it). The cores an ODS read assumes, which cap its threads: default
+    /// the available parallelism, at least 1. Lets a small machine run the
+    /// pool of a bigger one.
+    #[doc(hidden)]
+    pub fn tune_cores(mut self, n: usize) -> OpenOptions {
+        self.cores = Some(n.max(1));
+        self
+    }
+    /// The cores reads assume (see [`OpenOptions::tune_cores`]).
+    pub(crate) fn cores(&self) -> usize {
+        self.cores
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
     /// Threads phase B will use for `jobs` worksheets.
     pub fn effective_threads(&self, jobs: usize) -> usize {
