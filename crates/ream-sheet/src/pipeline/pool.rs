@@ -32,6 +32,8 @@ pub(crate) struct Shared<J, D> {
     finished: Condvar,
     parse: fn(J) -> D,
     max_workers: usize,
+    /// The reading thread parses too (back-pressure, waits); see [`run`].
+    caller_parses: bool,
 }
 
 /// A handle on the pool inside its scope (cheap to copy).
@@ -55,6 +57,21 @@ pub(crate) fn run<J: Send, D: Send, R>(
     parse: fn(J) -> D,
     body: impl FnOnce(Pool<'_, '_, J, D>) -> R,
 ) -> (R, usize) {
+    run_with(workers, true, parse, body)
+}
+
+/// [`run`], or with `caller_parses` false one where the reading thread
+/// only hands units over and waits: for units that hold no bytes (whole
+/// parts read by the parser), which need no back-pressure. The blocked
+/// reading thread leaves its core to the workers: a worker started beside
+/// a busy reading thread shared its core with it for milliseconds while
+/// the other core idled (`perf sched timehist`, 2 cores).
+pub(crate) fn run_with<J: Send, D: Send, R>(
+    workers: usize,
+    caller_parses: bool,
+    parse: fn(J) -> D,
+    body: impl FnOnce(Pool<'_, '_, J, D>) -> R,
+) -> (R, usize) {
     let shared = Shared {
         state: Mutex::new(State {
             queue: VecDeque::new(),
@@ -68,6 +85,7 @@ pub(crate) fn run<J: Send, D: Send, R>(
         finished: Condvar::new(),
         parse,
         max_workers: workers,
+        caller_parses,
     };
     let r = std::thread::scope(|scope| {
         let r = body(Pool {
@@ -79,7 +97,7 @@ pub(crate) fn run<J: Send, D: Send, R>(
         r
     });
     let started = shared.lock().workers;
-    (r, started + 1)
+    (r, started + usize::from(caller_parses))
 }
 
 impl<J, D> Shared<J, D> {
@@ -152,7 +170,7 @@ impl<'s, 'e, J: Send + 'e, D: Send + 'e> Pool<'s, 'e, J, D> {
         } else {
             sh.work.notify_one();
         }
-        if full {
+        if full && sh.caller_parses {
             sh.run_queued();
         }
     }
@@ -174,11 +192,16 @@ impl<'s, 'e, J: Send + 'e, D: Send + 'e> Pool<'s, 'e, J, D> {
     pub(crate) fn wait_until(&self, enough: impl Fn(&[D]) -> bool) -> Vec<D> {
         let sh = self.shared;
         loop {
-            if sh.run_queued() {
+            if sh.caller_parses && sh.run_queued() {
                 continue;
             }
             let mut st = sh.lock();
-            while !enough(&st.done) && st.queue.is_empty() && st.running > 0 {
+            let waits = |st: &State<J, D>| {
+                !enough(&st.done)
+                    && st.running + st.queue.len() > 0
+                    && (st.queue.is_empty() || !sh.caller_parses)
+            };
+            while waits(&st) {
                 st = sh.finished.wait(st).unwrap_or_else(|p| p.into_inner());
             }
             if enough(&st.done) || st.queue.is_empty() {
@@ -196,7 +219,7 @@ impl<'s, 'e, J: Send + 'e, D: Send + 'e> Pool<'s, 'e, J, D> {
 
 #[cfg(test)]
 mod tests {
-    use super::run;
+    use super::{run, run_with};
 
     fn square(x: u64) -> u64 {
         x * x
@@ -218,5 +241,30 @@ mod tests {
         }
         let (_, threads) = run(4, square, |_pool| ());
         assert_eq!(threads, 1, "no unit, no worker");
+    }
+
+    /// With a reading thread that only hands over and waits, every unit
+    /// is still parsed once, by the workers, and `wait_until` returns as
+    /// soon as its condition holds.
+    #[test]
+    fn a_waiting_reader_leaves_every_unit_to_the_workers() {
+        for workers in 1..=8 {
+            let (mut got, threads) = run_with(workers, false, square, |pool| {
+                for x in 0..100 {
+                    pool.submit(x);
+                }
+                let mut got = pool.wait_until(|d| !d.is_empty());
+                assert!(!got.is_empty());
+                got.extend(pool.finish());
+                got
+            });
+            got.sort_unstable();
+            let want: Vec<u64> = (0..100).map(square).collect();
+            assert_eq!(got, want, "workers {workers}");
+            assert!(
+                (1..=workers).contains(&threads),
+                "workers {workers}: {threads}"
+            );
+        }
     }
 }
