@@ -174,12 +174,24 @@ pub(crate) fn read_into(e: &Entry, raw: &[u8], out: &mut Vec<u8>) -> Result<()> 
 /// named the same fault in two ways). Runs only on this error path, over
 /// one entry, in constant memory.
 fn bad_data(e: &Entry, raw: &[u8]) -> Error {
-    let mut reader = EntryReader::new(e, Raw::Borrowed(raw));
-    match io::copy(&mut reader, &mut io::sink()) {
-        Err(err) => Error::from_io(err),
+    canonical_error(e, raw)
         // The streaming inflater took the data: keep libdeflate's verdict.
-        Ok(_) => entry_error(e, ErrorKind::Malformed, "bad deflate data".to_string()),
-    }
+        .unwrap_or_else(|| entry_error(e, ErrorKind::Malformed, "bad deflate data".to_string()))
+}
+
+/// The error of one streaming pass over the whole entry in 8 KiB steps
+/// (`io::copy`), `None` when it inflates cleanly. The inflater names a
+/// fault where it meets it, and that depends on the output sizes asked
+/// for (zlib-rs may report a bad distance on one call and only "repeated
+/// call with bad state" on the next), so every read reports this pass's
+/// error instead of its own (fuzz finding: the chunked and the serial
+/// open of a sheet named one fault in two ways).
+fn canonical_error(e: &Entry, raw: &[u8]) -> Option<Error> {
+    let mut reader = EntryReader::new(e, Raw::Borrowed(raw));
+    reader.canonical = true;
+    io::copy(&mut reader, &mut io::sink())
+        .err()
+        .map(Error::from_io)
 }
 
 /// Streaming inflate of one entry; implements [`std::io::Read`].
@@ -200,6 +212,8 @@ pub struct EntryReader<'a> {
     ended: bool,
     finished: bool,
     failed: Option<Error>,
+    /// This reader is the canonical pass of [`canonical_error`].
+    canonical: bool,
 }
 
 /// The compressed bytes of an entry: borrowed from the archive, or a
@@ -246,6 +260,7 @@ impl<'a> EntryReader<'a> {
             ended: false,
             finished: false,
             failed: None,
+            canonical: false,
         }
     }
 
@@ -310,15 +325,19 @@ impl<'a> EntryReader<'a> {
             };
             let input = self.raw.bytes().get(self.pos..).unwrap_or_default();
             let (in0, out0) = (inflater.total_in(), inflater.total_out());
-            let status = inflater
-                .decompress(input, out, FlushDecompress::None)
-                .map_err(|err| {
-                    entry_error(
-                        &self.entry,
-                        ErrorKind::Malformed,
-                        format!("bad deflate data: {err}"),
-                    )
-                })?;
+            let status = match inflater.decompress(input, out, FlushDecompress::None) {
+                Ok(status) => status,
+                Err(err) => {
+                    let own = || {
+                        let msg = format!("bad deflate data: {err}");
+                        entry_error(&self.entry, ErrorKind::Malformed, msg)
+                    };
+                    return Err(match self.canonical {
+                        true => own(),
+                        false => canonical_error(&self.entry, self.raw.bytes()).unwrap_or_else(own),
+                    });
+                }
+            };
             let consumed = inflater.total_in().saturating_sub(in0);
             let made = inflater.total_out().saturating_sub(out0);
             self.pos = self

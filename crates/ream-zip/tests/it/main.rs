@@ -408,6 +408,34 @@ fn unsupported_method() {
     );
 }
 
+/// A fault met after some output is named alike whatever the output
+/// sizes asked for (zlib-rs may name a bad distance on one call and only
+/// "repeated call with bad state" on the next) and by the one-shot read:
+/// the error of one canonical streaming pass.
+#[test]
+fn a_fault_mid_stream_is_named_alike_for_every_read_size() {
+    let base = Ent::deflated("a.xml", &text(2000));
+    let mut faults = 0;
+    for at in (40..base.raw.len()).step_by(97) {
+        let mut e = Ent::deflated("a.xml", &text(2000));
+        e.raw[at] ^= 0x5A;
+        let a = open(zip(&[e])).unwrap();
+        let Err(want) = a.read(&a.entries()[0]) else {
+            continue;
+        };
+        faults += 1;
+        for chunk in [1, 7, 50, 4096, 1 << 20] {
+            let got = stream_all(&a, &a.entries()[0], chunk).unwrap_err();
+            assert_eq!(
+                got.to_string(),
+                want.to_string(),
+                "fault at {at}, chunk {chunk}"
+            );
+        }
+    }
+    assert!(faults > 10, "{faults}");
+}
+
 /// Bad deflate data fails alike read in one shot (libdeflate) and
 /// streamed (zlib-rs): same kind and message, with the streaming
 /// decoder's detail.
