@@ -7,41 +7,37 @@
 //! three on the rest are parsers of the pool ([`Mode::Pool`]): on two
 //! cores one inflater and one parser beat one thread doing both beside
 //! a parser (giant.ods 0.58 s against 0.68 s, seed.ods 12.3 against 14.7
-//! ms). With other parsers a table of [`SEND_MIN`] bytes or
-//! more whose successor already starts in the window goes to the pool
-//! whole; a longer one is cut at `<table:table-row` starts into row
-//! chunks of `chunk_bytes` (4 MiB by default), joined in order
-//! (`chunks::Stitcher`); the rest is parsed here, block by block
-//! (`table::parse_block_into`; blocks of 512 KiB, 4 MiB once a table is
-//! cut). The pool read gives up on anything unusual (any error, a unit
-//! longer than [`MAX_SPAN`], a cut in a row group or nested table, more
-//! than white space after a table sent whole) and the part is read again
-//! with every table parsed here ([`Mode::Serial`]), which gives the
-//! errors: the first in document order, naming `content.xml`, the sheet
-//! (`#N` when unnamed), the cell and the byte offset.
+//! ms). With other parsers a table of [`SEND_MIN`] bytes or more whose
+//! end tag is already in the window goes to the pool whole; a longer one
+//! is cut at `<table:table-row` starts into row chunks of `chunk_bytes`
+//! (4 MiB by default), joined in order (`chunks::Stitcher`); the rest is
+//! parsed here, block by block (`table::parse_block_into`; blocks of 512
+//! KiB, 4 MiB once a table is cut). The pool read gives up on anything
+//! unusual (any error, a unit longer than [`MAX_SPAN`], a cut in a row
+//! group or nested table, a table sent whole that does not end at the end
+//! tag found for it) and the part is read again with every table parsed
+//! here ([`Mode::Serial`]), which gives the errors: the first in document
+//! order, naming `content.xml`, the sheet (`#N` when unnamed), the cell
+//! and the byte offset.
 //!
-//! A table's repeat budget depends on the number of `<table:table`
-//! candidates in the whole part ([`TableCfg::tables`]); the window parses
-//! with those counted so far (more permissive) and checks against the
-//! final count. Where the count grew and an error or the final check
-//! could depend on it, the part is read again with the final count from
-//! the start, so errors are those of a read that knew it.
+//! What repeat counts add is counted against one budget for the read
+//! ([`TableCfg::repeats`]) and checked again, hidden rows included, as the
+//! tables are finished in document order.
 
 use super::chunks::Stitcher;
 use super::names::RawName;
 use super::split::{Outline, outline_step, window_prelude};
-use super::starts::{NEEDLE, each_table_start};
-use super::stream::{block_end, next_rows};
+use super::stream::{TABLE_END, block_end, next_rows};
 use super::table::name_and_style;
 use super::table::{Carry, ParsedTable, Partial, TableCfg, finish_table, parse_chunk};
 use super::{MAX_TABLES, PART};
 use crate::error::{Error, Result};
 use crate::model::OpenStats;
-use crate::options::{Limits, OpenOptions};
+use crate::options::OpenOptions;
 use crate::pipeline::pool::{self, Pool};
 use crate::pipeline::window::Window;
+use memchr::memmem;
 use ream_zip::{Archive, Entry};
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
@@ -84,20 +80,6 @@ pub(super) enum Mode<'s, 'e, 'l> {
     List(&'l dyn Fn(usize, &str) -> bool),
 }
 
-/// Why a read ended without a result.
-pub(super) enum Stop {
-    /// The error to report (or, in a pool read, a reason to give up).
-    Error(Error),
-    /// Read again with this table count from the start.
-    Recount(u64),
-}
-
-impl From<Error> for Stop {
-    fn from(e: Error) -> Stop {
-        Stop::Error(e)
-    }
-}
-
 /// The reason a pool read gives up (never reported).
 fn give_up() -> Error {
     Error::malformed("the pool read gave up")
@@ -113,7 +95,7 @@ pub(super) struct Job<'l> {
     /// The unit's bytes: from the table's start tag or a row start, to the
     /// next chunk's row start (or the next table's start).
     bytes: Vec<u8>,
-    /// The parse settings with the tables counted when it was cut.
+    /// The read's parse settings.
     cfg: TableCfg<'l>,
     /// The cell budget shared by the chunks of one table.
     budget: Arc<AtomicU64>,
@@ -134,20 +116,10 @@ type Units<'s, 'e, 'l> = Pool<'s, 'e, Job<'l>, Done>;
 /// Spent unit buffers kept for reuse.
 const SPARE: usize = 8;
 
-/// The window, the table-candidate count and the pool.
+/// The window, the parse settings and the pool.
 struct Reader<'s, 'e, 'l> {
     w: Window,
-    limits: &'l Limits,
-    /// Nesting allowed below a table element.
-    depth_left: u32,
-    /// `<table:table` candidates after the prelude, counted so far.
-    count: u64,
-    /// Absolute offset up to which candidates were counted.
-    scanned: u64,
-    /// The table count to parse with, when known from an earlier read.
-    fixed: Option<u64>,
-    /// The table count the first table was parsed with.
-    first_count: Option<u64>,
+    cfg: TableCfg<'l>,
     /// The parsers (`None`: every table parsed here, in place), and the
     /// chunk size.
     pool: Option<(Units<'s, 'e, 'l>, usize)>,
@@ -155,8 +127,6 @@ struct Reader<'s, 'e, 'l> {
     spare: Vec<Vec<u8>>,
     /// Row chunks handed to the pool.
     chunks: u64,
-    /// With a pool: table starts counted and not yet passed (absolute).
-    starts: VecDeque<u64>,
     /// Tables read so far (the key of the next one).
     tables_read: usize,
     /// Tables sent whole to the pool.
@@ -167,82 +137,19 @@ struct Reader<'s, 'e, 'l> {
 }
 
 impl<'l> Reader<'_, '_, 'l> {
-    /// The settings to parse a table with now: the final table count when
-    /// known, else the candidates counted so far.
-    fn cfg(&mut self) -> TableCfg<'l> {
-        let tables = self.fixed.unwrap_or(self.count).max(1);
-        self.first_count.get_or_insert(tables);
-        TableCfg {
-            limits: self.limits,
-            depth_left: self.depth_left,
-            tables,
-        }
-    }
-
-    /// Counts the candidates in the bytes read since the last call; a
-    /// match too close to the window's end to be judged waits for more.
-    fn scan(&mut self) {
-        let data = self.w.data();
-        let base = self.w.base;
-        let from = usize::try_from(self.scanned.saturating_sub(base))
-            .unwrap_or(usize::MAX)
-            .min(data.len());
-        let limit = if self.w.eof {
-            data.len()
-        } else {
-            data.len().saturating_sub(NEEDLE.len())
-        };
-        if limit <= from {
-            return;
-        }
-        let hay = data.get(from..).unwrap_or_default();
-        let keep = self.pool.is_some();
-        each_table_start(hay, |i| {
-            let at = from + i;
-            if at < limit {
-                self.count += 1;
-                if keep {
-                    self.starts.push_back(base + at as u64);
-                }
-            }
-        });
-        self.scanned = base + limit as u64;
-    }
-
-    /// Drops the bytes before `*pos` (those already counted) and reads
-    /// one more block. Fails at the end of the part (`what` ends early
-    /// there), past [`MAX_SPAN`] with a pool, and past `MAX_TABLES`.
+    /// Drops the bytes before `*pos` and reads one more block. Fails at
+    /// the end of the part (`what` ends early there) and past
+    /// [`MAX_SPAN`] with a pool.
     fn advance(&mut self, pos: &mut usize, what: &'static str) -> Result<()> {
         if self.w.eof {
             let at = (self.w.base + self.w.data().len() as u64) as usize;
             return Err(super::xml::truncated(at, what));
         }
-        let counted = usize::try_from(self.scanned.saturating_sub(self.w.base)).unwrap_or(0);
-        let keep = (*pos).min(counted);
-        if self.pool.is_some() && self.w.data().len().saturating_sub(keep) > MAX_SPAN {
+        if self.pool.is_some() && self.w.data().len().saturating_sub(*pos) > MAX_SPAN {
             return Err(give_up());
         }
-        self.w.advance(keep)?;
-        *pos -= keep;
-        self.scan();
-        if self.count > MAX_TABLES as u64 {
-            self.count_rest()?;
-        }
-        Ok(())
-    }
-
-    /// Reads to the end of the part, counting candidates; fails past
-    /// `MAX_TABLES`, saying how many there are.
-    fn count_rest(&mut self) -> Result<()> {
-        while !self.w.eof {
-            self.w.advance(self.w.data().len())?;
-            self.scan();
-        }
-        if self.count > MAX_TABLES as u64 {
-            let n = self.count;
-            let e = format!("content.xml holds {n} table elements, more than {MAX_TABLES}");
-            return Err(Error::limit(e).in_part(PART));
-        }
+        self.w.advance(*pos)?;
+        *pos = 0;
         Ok(())
     }
 
@@ -263,9 +170,8 @@ impl<'l> Reader<'_, '_, 'l> {
             false => out.name.clone(),
         };
         loop {
-            let c = self.cfg();
             let (data, eof, base) = (self.w.data(), self.w.eof, self.w.base);
-            next_rows(data, eof, &mut pos, c, &mut carry, &mut out)
+            next_rows(data, eof, &mut pos, self.cfg, &mut carry, &mut out)
                 .map_err(|e| e.offset_by(base).in_sheet(sheet(&out)))?;
             if carry.closed {
                 let p = Partial {
@@ -280,23 +186,17 @@ impl<'l> Reader<'_, '_, 'l> {
 }
 
 impl<'l> Reader<'_, '_, 'l> {
-    /// [`table_serial`](Self::table_serial) with other parsers: the rows are cut into
-    /// owned chunks of about `target` bytes at row starts and parsed by
-    /// the pool (or here, under back-pressure) while this thread inflates
-    /// on; the rest of the table is parsed here, on the window, once its
-    /// end may be in view, and the chunks are stitched in order.
-    ///
-    /// The end may be in view when `cut` saw `</table:table>` after the
-    /// last row start, or when another table starts after `start` in the
-    /// window: a row start past this table's end belongs to a later
-    /// table, whose start tag comes first. A table whose next table
-    /// already starts in the window before any chunk went out is sent
-    /// whole (up to that start) and the outline goes on from there; the
-    /// result must then close the table with only white space after it
-    /// (checked in [`collect`](Self::collect)). Any chunk that fails,
-    /// ends off table level or closes the table early, and a rest that
-    /// does not close it (a nested table), give `None`; the caller then
-    /// reads the part again on the window alone.
+    /// [`table_serial`](Self::table_serial) with other parsers: while no
+    /// `</table:table>` is in view, the rows are cut into owned chunks of
+    /// about `target` bytes at row starts for the pool, and this thread
+    /// inflates on; once one is, the rest of the table is parsed here, on
+    /// the window, and the chunks are stitched in order. A table whose end
+    /// tag is in view before any chunk went out is sent whole (up to that
+    /// tag) and the outline goes on after it; the result must close the
+    /// table there (checked in [`collect`](Self::collect)). Any chunk that
+    /// fails, ends off table level or closes the table early, and a rest
+    /// that does not close it (a nested table), give `None`; the caller
+    /// then reads the part again serially.
     fn table_in_chunks(
         &mut self,
         start: usize,
@@ -305,9 +205,9 @@ impl<'l> Reader<'_, '_, 'l> {
     ) -> Option<Got> {
         let budget = Arc::new(AtomicU64::new(0));
         let mut stitcher = Stitcher::default();
-        let mut pos = start;
-        let mut seq = 0usize;
-        let own_start = self.w.base + start as u64;
+        let (mut pos, mut seq) = (start, 0usize);
+        // Absolute offset from which the end tag is looked for.
+        let mut looked = self.w.base + start as u64;
         let key = self.tables_read;
         self.tables_read += 1;
         // Tables sent earlier that are back: filed now, so that their
@@ -315,34 +215,27 @@ impl<'l> Reader<'_, '_, 'l> {
         let back = pool.take_done();
         self.file(back, key, &mut stitcher);
         loop {
-            let next_table = self.table_after(own_start);
-            let base = self.w.base;
-            let cut_at = block_end(self.w.data(), pos, self.w.eof);
-            let len = self.w.data().len();
-            let end_near = |e: usize| e == len || next_table.is_some();
-            // Nothing went out yet, so `pos` is still the table's start.
-            let whole_to = match next_table {
-                Some(next) if seq == 0 => Some(usize::try_from(next.checked_sub(base)?).ok()?),
-                _ => None,
-            };
-            match (cut_at, whole_to) {
+            let (data, base, eof) = (self.w.data(), self.w.base, self.w.eof);
+            let from = usize::try_from(looked.checked_sub(base)?).ok()?.max(pos);
+            let end_tag = memmem::find(data.get(from..)?, TABLE_END).map(|i| from + i);
+            let seen = data.len().saturating_sub(TABLE_END.len() - 1).max(from);
+            looked = base + seen as u64;
+            match end_tag {
                 // Small tables are not worth a hand-over (65,537 empty
                 // tables took 2.4 s sent one by one), and while every
                 // parser is busy this thread parses the next one itself,
                 // from the window (no copy).
-                (_, Some(upto)) if upto.saturating_sub(pos) < SEND_MIN || pool.busy() => {
+                Some(e) if seq == 0 && (e - pos < SEND_MIN || pool.busy()) => {
                     return self.table_serial(pos, false).ok();
                 }
-                (_, Some(upto)) => {
-                    let c = self.cfg();
-                    self.send(pool, c, (key, 0), pos..upto, budget)?;
+                Some(e) if seq == 0 => {
+                    let upto = e + TABLE_END.len();
+                    self.send(pool, (key, 0), pos..upto, budget)?;
                     self.sent += 1;
                     return Some(Got::Sent(upto));
                 }
-                (Some(e), _) if end_near(e) => {
-                    let c = self.cfg();
-                    let data = self.w.data();
-                    let last = parse_chunk(data, pos, c, seq == 0, &budget);
+                Some(_) => {
+                    let last = parse_chunk(data, pos, self.cfg, false, &budget);
                     let end_at = match &last {
                         Ok(p) if p.walk.closed => p.table.end,
                         _ => return None,
@@ -357,18 +250,19 @@ impl<'l> Reader<'_, '_, 'l> {
                     }
                     return Some(Got::Done(Box::new(stitcher.finish(n)?), end_at));
                 }
-                (Some(e), _) if e.saturating_sub(pos) >= target => {
-                    let c = self.cfg();
-                    self.send(pool, c, (key, seq), pos..e, Arc::clone(&budget))?;
-                    self.w.full_sized();
-                    seq += 1;
-                    self.chunks += 1;
-                    pos = e;
-                    if self.file(pool.take_done(), key, &mut stitcher) {
-                        return None;
+                None => match block_end(data, pos, eof) {
+                    Some(e) if e - pos >= target => {
+                        self.send(pool, (key, seq), pos..e, Arc::clone(&budget))?;
+                        self.w.full_sized();
+                        seq += 1;
+                        self.chunks += 1;
+                        pos = e;
+                        if self.file(pool.take_done(), key, &mut stitcher) {
+                            return None;
+                        }
                     }
-                }
-                _ => {}
+                    _ => {}
+                },
             }
             self.advance(&mut pos, "").ok()?;
         }
@@ -409,11 +303,10 @@ impl<'l> Reader<'_, '_, 'l> {
 
     /// Copies `range` of the window into a unit (table key and position;
     /// position 0 starts at the table's start tag) and queues it on
-    /// `pool`, parsed with `cfg`.
+    /// `pool`.
     fn send(
         &mut self,
         pool: Units<'_, '_, 'l>,
-        cfg: TableCfg<'l>,
         (table, seq): (usize, usize),
         range: std::ops::Range<usize>,
         budget: Arc<AtomicU64>,
@@ -425,29 +318,18 @@ impl<'l> Reader<'_, '_, 'l> {
             table,
             seq,
             bytes,
-            cfg,
+            cfg: self.cfg,
             budget,
         });
         Some(())
     }
-
-    /// The first table start counted after absolute offset `after`.
-    fn table_after(&mut self, after: u64) -> Option<u64> {
-        while self.starts.front().is_some_and(|&s| s <= after) {
-            self.starts.pop_front();
-        }
-        self.starts.front().copied()
-    }
 }
 
-/// The result of a table sent whole, when it is one: it closed, and only
-/// white space follows up to the next table's start, where the outline
-/// went on (anything else there, like named expressions, would have been
-/// skipped).
-fn whole_table(res: crate::error::Result<Partial>, bytes: &[u8]) -> Option<Partial> {
+/// The result of a table sent whole, when it is one: it closed at the
+/// end tag found for it, where the outline went on.
+fn whole_table(res: Result<Partial>, bytes: &[u8]) -> Option<Partial> {
     let p = res.ok()?;
-    let rest = bytes.get(p.table.end..)?;
-    (p.walk.closed && rest.iter().all(u8::is_ascii_whitespace)).then_some(p)
+    (p.walk.closed && p.table.end == bytes.len()).then_some(p)
 }
 
 /// A table read over the window.
@@ -455,7 +337,7 @@ enum Got {
     /// Parsed (stitched); the outline goes on from this position.
     Done(Box<Partial>, usize),
     /// Sent whole to the pool; the outline goes on from this position
-    /// (the next table's start), checked when the result comes.
+    /// (past its end tag), checked when the result comes.
     Sent(usize),
 }
 
@@ -473,8 +355,9 @@ pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Resu
     if workers > 0 {
         let w = Window::new(archive, entry, PART, opts.stream_block, piped)?;
         let chunk = opts.chunk_bytes.max(1);
+        let repeats = AtomicU64::new(0);
         let (res, threads) = pool::run(workers, parse_job, |pool| {
-            read_from(w, opts, t0, Mode::Pool(pool, chunk), None)
+            read_from(w, opts, t0, Mode::Pool(pool, chunk), &repeats)
         });
         if let Ok(mut res) = res {
             res.stats.threads = threads;
@@ -485,30 +368,21 @@ pub(super) fn read(archive: &Archive, entry: &Entry, opts: &OpenOptions) -> Resu
         // ahead on a thread of its own).
         archive.refund(entry);
     }
-    let mut fixed = None;
-    loop {
-        let w = Window::new(archive, entry, PART, opts.stream_block, piped)?;
-        match read_from(w, opts, t0, Mode::Serial, fixed) {
-            Ok(mut res) => {
-                res.stats.chunk_fallbacks = u64::from(workers > 0);
-                return Ok(res);
-            }
-            Err(Stop::Error(e)) => return Err(e),
-            Err(Stop::Recount(n)) => fixed = Some(n),
-        }
-        archive.refund(entry);
-    }
+    let w = Window::new(archive, entry, PART, opts.stream_block, piped)?;
+    let mut res = read_from(w, opts, t0, Mode::Serial, &AtomicU64::new(0))?;
+    res.stats.chunk_fallbacks = u64::from(workers > 0);
+    Ok(res)
 }
 
-/// One pass over the window `w` (see the module doc); `fixed` is the
-/// table count to parse with when an earlier pass found it.
+/// One pass over the window `w` (see the module doc); `repeats` counts
+/// what repeat counts add (zero at the start).
 pub(super) fn read_from<'l>(
     mut w: Window,
     opts: &'l OpenOptions,
     t0: Instant,
     mode: Mode<'_, '_, 'l>,
-    fixed: Option<u64>,
-) -> std::result::Result<Windowed, Stop> {
+    repeats: &'l AtomicU64,
+) -> Result<Windowed> {
     let limits = &opts.limits;
     let max_depth = limits.max_xml_depth;
     let (pool, stop) = match mode {
@@ -519,23 +393,21 @@ pub(super) fn read_from<'l>(
     let max_span = if pool.is_some() { MAX_SPAN } else { usize::MAX };
     let prelude = window_prelude(&mut w, max_depth, max_span).map_err(|e| e.in_part(PART))?;
     let prelude_s = t0.elapsed().as_secs_f64();
-    let mut r = Reader {
-        w,
+    let cfg = TableCfg {
         limits,
         depth_left: max_depth.saturating_sub(prelude.depth.saturating_add(1)),
-        count: 0,
-        scanned: prelude.body as u64,
-        fixed,
-        first_count: None,
+        repeats,
+    };
+    let mut r = Reader {
+        w,
+        cfg,
         pool,
         spare: Vec::new(),
         chunks: 0,
-        starts: VecDeque::new(),
         tables_read: 0,
         sent: 0,
         whole_done: Vec::new(),
     };
-    r.scan();
     let child_left = max_depth.saturating_sub(prelude.depth);
     let mut pos = prelude.body;
     let (mut partials, mut starts, mut names, mut scratch) =
@@ -556,6 +428,10 @@ pub(super) fn read_from<'l>(
             },
             Err(e) => break Err(e.offset_by(base).in_part(PART)),
         };
+        if starts.len() == MAX_TABLES {
+            let e = Error::limit(format!("content.xml holds more than {MAX_TABLES} tables"));
+            break Err(e.at_offset(base + tag.start as u64).in_part(PART));
+        }
         starts.push(base + tag.start as u64);
         if let Some(stop) = stop {
             let (name, style) = match name_and_style(&tag, &mut scratch) {
@@ -590,31 +466,22 @@ pub(super) fn read_from<'l>(
         pos = next;
     };
     if stop.is_none() {
-        // The rest of the part: candidates after the spreadsheet count
-        // too, and the size and CRC are checked at its end.
-        r.count_rest()?;
+        // The part's size and CRC are checked at its end.
+        while !r.w.eof {
+            r.w.advance(r.w.data().len())?;
+        }
     }
     if r.pool.is_some() {
         if pass.is_err() {
-            return Err(give_up().into());
+            return Err(give_up());
         }
         r.collect(&mut partials).ok_or_else(give_up)?;
     }
     let inflated = r.w.base + r.w.data().len() as u64;
     let inflate_s = r.w.inflate_s;
-    let last = TableCfg {
-        limits,
-        depth_left: r.depth_left,
-        tables: r.count.max(1),
-    };
-    // Parsed with fewer tables counted than there are: an error may be
-    // the count's, so it is found again with the final count.
-    let recount = r.fixed.is_none() && r.first_count.is_some_and(|c| c != last.tables);
-    let fail = |e: Error| match recount && stop.is_none() {
-        true => Stop::Recount(last.tables),
-        false => Stop::Error(e),
-    };
     let mut tables = Vec::with_capacity(partials.len());
+    // What repeats added, table by table in document order.
+    let mut added = 0;
     for (k, p) in partials.into_iter().enumerate() {
         let p = p.ok_or_else(give_up)?;
         if stop.is_some() {
@@ -622,16 +489,16 @@ pub(super) fn read_from<'l>(
             continue;
         }
         if r.pool.is_some() && p.walk.used > limits.max_cells_per_sheet {
-            return Err(give_up().into());
+            return Err(give_up());
         }
         let sheet = match p.table.name.is_empty() {
             true => format!("#{}", k + 1),
             false => p.table.name.clone(),
         };
-        let t = finish_table(p, last).map_err(|e| e.in_sheet(sheet).in_part(PART));
-        tables.push(t.map_err(fail)?);
+        let t = finish_table(p, limits, &mut added);
+        tables.push(t.map_err(|e| e.in_sheet(sheet).in_part(PART))?);
     }
-    pass.map_err(fail)?;
+    pass?;
     Ok(Windowed {
         tables,
         names,

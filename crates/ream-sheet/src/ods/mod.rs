@@ -32,9 +32,10 @@
 //! cell or row is stored once per repetition, clipped to the grid of
 //! 1,048,576 rows x 16,384 columns (one warning per sheet), within
 //! `max_cells_per_sheet` per sheet, and everything repeats add (copies,
-//! hidden rows, `text:s` spaces) draws on a repeat budget of
-//! `max_cells_per_sheet / tables`, so a small file cannot multiply the
-//! limit with many tables. At most 65,536 table elements. Hidden rows and
+//! hidden rows, `text:s` spaces) draws on one repeat budget of
+//! `max_cells_per_sheet` for the workbook, so a small file cannot multiply
+//! the limit with many tables (a streamed sheet has it to itself). At most
+//! 65,536 tables. Hidden rows and
 //! columns are reported within the used range (LibreOffice hides
 //! million-row trailers). Row chunks give results identical to the serial
 //! parse (`chunks.rs`).
@@ -45,7 +46,6 @@ mod load;
 mod names;
 mod plain;
 mod split;
-mod starts;
 mod stream;
 mod table;
 mod text;
@@ -60,7 +60,7 @@ use crate::model::{DefinedName, SheetKind, Visibility};
 use crate::options::OpenOptions;
 use crate::pipeline::window::Window;
 use crate::workbook::{Sheet, Workbook};
-use load::{Mode, Stop, read_from};
+use load::{Mode, read_from};
 use ream_zip::Archive;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -234,15 +234,10 @@ fn list(
     let last_wanted = |listed: usize, name: &str| {
         opts.sheet_needed_named.as_deref() == Some(name) || opts.sheets_needed == Some(listed + 1)
     };
-    let mut read = match read_from(w, opts, started, Mode::List(&last_wanted), None) {
-        Ok(read) => read,
-        Err(Stop::Error(e)) => return Err(e),
-        // A listing does not depend on the table count.
-        Err(Stop::Recount(_)) => return Err(Error::malformed("content.xml: listing failed")),
-    };
+    let unused = std::sync::atomic::AtomicU64::new(0);
+    let mut read = read_from(w, opts, started, Mode::List(&last_wanted), &unused)?;
     read.stats.phase_a_s = started.elapsed().as_secs_f64();
     let layout = Layout {
-        tables: read.starts.len() as u64,
         starts: std::mem::take(&mut read.starts),
         depth: read.depth,
         archive,

@@ -191,10 +191,11 @@ mod tests {
     }
 
     fn parser<'a>(buf: &'a [u8], limits: &'a Limits, at: (u64, u64)) -> TableParser<'a> {
+        let repeats = Box::leak(Box::default());
         let cfg = TableCfg {
             limits,
             depth_left: 16,
-            tables: 1,
+            repeats,
         };
         let mut p = TableParser::new(buf, cfg, ParsedTable::default());
         (p.w.row, p.col) = at;

@@ -4,7 +4,7 @@
 //!   collecting the automatic table styles that hide a sheet
 //!   (`table:display="false"`); a DTD is refused here, before any work.
 //! * [`outline_step`] is the one walk over the top level of the
-//!   spreadsheet, shared by every read (whole part, window, listing): a
+//!   spreadsheet, shared by every read (loaded or listing): a
 //!   table found there is a sheet, one inside another element (a nested
 //!   table, a DDE link's cache) is skipped with it, named expressions are
 //!   read, anything else is skipped.

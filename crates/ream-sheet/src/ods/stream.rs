@@ -22,7 +22,8 @@ use crate::pipeline::window::Window;
 use crate::store::CellStore;
 use memchr::memmem;
 use ream_zip::{Archive, Entry};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
 
 /// Start of a row element, as writers spell it.
 pub(super) const ROW_START: &[u8] = b"<table:table-row";
@@ -35,8 +36,6 @@ pub(crate) struct Layout {
     pub entry: Entry,
     /// Nesting depth of the spreadsheet's children.
     pub depth: u32,
-    /// Top-level tables (the repeat budget is shared by them).
-    pub tables: u64,
     /// Per sheet, the offset of its start tag in `content.xml`.
     pub starts: Vec<u64>,
     /// Inflate on a helper thread (several threads allowed at open).
@@ -62,7 +61,6 @@ impl Layout {
 impl std::fmt::Debug for Layout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Layout")
-            .field("tables", &self.tables)
             .field("starts", &self.starts.len())
             .finish()
     }
@@ -80,6 +78,8 @@ pub(crate) struct OdsRows<'w> {
     carry: Carry,
     /// The current block's cells.
     out: ParsedTable,
+    /// What repeat counts added to this sheet so far.
+    repeats: Arc<AtomicU64>,
     done: bool,
     sheet: String,
 }
@@ -122,6 +122,7 @@ impl<'w> OdsRows<'w> {
             pos: 0,
             carry: Carry::default(),
             out: ParsedTable::default(),
+            repeats: Arc::default(),
             done: false,
             sheet: sheet.to_string(),
         })
@@ -135,13 +136,14 @@ impl<'w> OdsRows<'w> {
     /// Parses the next block of rows; false at the end of the sheet.
     pub fn refill(&mut self) -> Result<bool> {
         clear(&mut self.out);
+        let repeats = Arc::clone(&self.repeats);
         let cfg = TableCfg {
             limits: self.limits,
             depth_left: self
                 .limits
                 .max_xml_depth
                 .saturating_sub(self.layout.depth.saturating_add(1)),
-            tables: self.layout.tables,
+            repeats: &repeats,
         };
         loop {
             if self.done {

@@ -8,8 +8,8 @@
 //! warning) and within `max_cells_per_sheet`, which is checked *before* a
 //! repetition is expanded, so a repeat bomb fails at once with
 //! `LimitExceeded` instead of first filling memory. What repeats add is
-//! also counted against the table's share of that limit
-//! ([`TableCfg::expand_max`]), so that many tables cannot multiply it.
+//! also counted against one budget of `max_cells_per_sheet` for the whole
+//! read ([`TableCfg::repeats`]), so that many tables cannot multiply it.
 
 use super::names::{RawName, read_named_expressions};
 use super::text::read_frame;
@@ -59,33 +59,40 @@ pub(crate) struct ParsedTable {
     pub end: usize,
 }
 
-/// What every table parse of one document shares.
+/// What every table parse of one read shares.
 #[derive(Clone, Copy)]
 pub(crate) struct TableCfg<'a> {
     pub limits: &'a Limits,
     /// Nesting allowed below a table element.
     pub depth_left: u32,
-    /// Table elements in the document: the repeat budget of one table is
-    /// `max_cells_per_sheet / tables`, so that the limit holds for the
-    /// whole workbook however many tables a small file holds.
-    pub tables: u64,
+    /// Items repeat counts added so far in this read (copies, `text:s`
+    /// spaces; hidden rows are added by [`finish_table`]'s caller), at
+    /// most `max_cells_per_sheet` for all tables together.
+    pub repeats: &'a AtomicU64,
 }
 
-impl TableCfg<'_> {
-    /// Items one table may add through repeat counts.
-    pub(crate) fn expand_max(&self) -> u64 {
-        self.limits.max_cells_per_sheet / self.tables.max(1)
-    }
+/// The error for repeat counts that would add `wanted` items to a read
+/// whose budget is `max_cells_per_sheet`.
+pub(crate) fn repeat_error(limits: &Limits, wanted: u64) -> Error {
+    let max = limits.max_cells_per_sheet;
+    Error::limit(format!(
+        "repeat counts would add {wanted} stored cells, hidden rows or spaces to this workbook, \
+         more than max_cells_per_sheet ({max}), which bounds what repeats add to all sheets"
+    ))
+}
 
-    fn expand_error(&self, wanted: u64) -> Error {
-        Error::limit(format!(
-            "repeat counts would add {wanted} stored cells or hidden rows to this sheet, more than \
-             {} (max_cells_per_sheet {} shared by {} tables)",
-            self.expand_max(),
-            self.limits.max_cells_per_sheet,
-            self.tables
-        ))
+/// Adds `n` to `total` (saturating); returns the total before.
+fn add_to(total: &AtomicU64, n: u64) -> u64 {
+    let add = |t: u64| Some(t.saturating_add(n));
+    match total.fetch_update(Ordering::Relaxed, Ordering::Relaxed, add) {
+        Ok(t) | Err(t) => t,
     }
+}
+
+/// Takes `n` back from `total` (saturating).
+fn sub_from(total: &AtomicU64, n: u64) {
+    let sub = |t: u64| Some(t.saturating_sub(n));
+    let _ = total.fetch_update(Ordering::Relaxed, Ordering::Relaxed, sub);
 }
 
 /// A table (or one chunk of it) before [`finish_table`]: rows are relative
@@ -115,7 +122,7 @@ pub(crate) struct Carry {
     pub col_def: u64,
     /// Items stored (cells, comments, merges, links) against the limit.
     pub used: u64,
-    /// Items added by repeat counts (against [`TableCfg::expand_max`]).
+    /// Items added by repeat counts (also counted in [`TableCfg::repeats`]).
     pub expanded: u64,
     pub formula_bytes: u64,
     /// Something was dropped for lying beyond the grid.
@@ -362,6 +369,8 @@ pub(crate) fn parse_block_into(
         // An empty `<table:table/>`.
         Ok(None) => Ok(p.out.end),
         Err(e) => {
+            // Taken back, so a retry with more bytes counts them once.
+            sub_from(cfg.repeats, p.w.expanded.saturating_sub(before.expanded));
             lens.restore(&mut p.out);
             p.w.hidden_runs.truncate(runs.0);
             p.w.hidden_col_runs.truncate(runs.1);
@@ -425,9 +434,11 @@ pub(super) fn name_and_style(
 }
 
 /// Sorts out what the walk left: hidden rows and columns within the used
-/// range (their expansion counted against the repeat budget), the
-/// clipping warning, cell order.
-pub(crate) fn finish_table(p: Partial, cfg: TableCfg<'_>) -> Result<ParsedTable> {
+/// range, the clipping warning, cell order. `repeats` is what repeat
+/// counts added to the tables before this one; this table's copies,
+/// spaces and hidden rows are added, and the total must stay within
+/// `max_cells_per_sheet`.
+pub(crate) fn finish_table(p: Partial, limits: &Limits, repeats: &mut u64) -> Result<ParsedTable> {
     let mut out = p.table;
     let cells = &out.store.cells;
     let last_row = cells
@@ -461,9 +472,11 @@ pub(crate) fn finish_table(p: Partial, cfg: TableCfg<'_>) -> Result<ParsedTable>
         .chain(&cols)
         .map(|&(first, end)| end - first - 1)
         .sum();
-    let wanted = p.walk.expanded.saturating_add(extra);
-    if wanted > cfg.expand_max() {
-        return Err(cfg.expand_error(wanted));
+    *repeats = repeats
+        .saturating_add(p.walk.expanded)
+        .saturating_add(extra);
+    if *repeats > limits.max_cells_per_sheet {
+        return Err(repeat_error(limits, *repeats));
     }
     out.hidden_rows
         .extend(rows.iter().flat_map(|&(a, b)| a..b).map(|r| r as u32));
@@ -605,18 +618,17 @@ impl<'a> TableParser<'a> {
         Ok(())
     }
 
-    /// Counts `n` items added by a repeat count; fails before they would
-    /// pass the table's repeat budget.
+    /// Counts `n` items added by a repeat count; fails before the read's
+    /// repeat total would pass `max_cells_per_sheet`.
     pub(super) fn expand(&mut self, n: u64, at: usize) -> Result<()> {
         if n == 0 {
-            // Every stored cell comes here with nothing repeated: skip the
-            // budget's division (`expand_max`), a few % of the cell parse.
-            // Nothing changes: the total was checked when it last grew.
+            // Every stored cell comes here with nothing repeated.
             return Ok(());
         }
         self.w.expanded = self.w.expanded.saturating_add(n);
-        if self.w.expanded > self.cfg.expand_max() {
-            let mut e = self.cfg.expand_error(self.w.expanded).at_offset(at as u64);
+        let total = add_to(self.cfg.repeats, n).saturating_add(n);
+        if total > self.limits.max_cells_per_sheet {
+            let mut e = repeat_error(self.limits, total).at_offset(at as u64);
             if let (Ok(r), Ok(c)) = (u32::try_from(self.w.row), u32::try_from(self.col)) {
                 e = e.at_cell(r, c);
             }

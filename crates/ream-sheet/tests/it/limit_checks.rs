@@ -8,15 +8,20 @@ const ODS_MIME: &str = "application/vnd.oasis.opendocument.spreadsheet";
 
 /// An ODS package whose `office:spreadsheet` holds `body`.
 fn ods(body: &str) -> Vec<u8> {
-    let content = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" office:version="1.3"><office:body><office:spreadsheet>{body}</office:spreadsheet></office:body></office:document-content>"#
-    );
+    let content = ods_content(body);
     let mut mime = Entry::new("mimetype", ODS_MIME);
     mime.stored = true;
     Zip { entries: vec![] }
         .push(mime)
         .push(Entry::new("content.xml", content))
         .build()
+}
+
+/// `content.xml` of a spreadsheet whose `office:spreadsheet` holds `body`.
+fn ods_content(body: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" office:version="1.3"><office:body><office:spreadsheet>{body}</office:spreadsheet></office:body></office:document-content>"#
+    )
 }
 
 fn open_err(bytes: Vec<u8>, limits: Limits) -> ream_sheet::Error {
@@ -68,9 +73,11 @@ fn ods_more_than_65536_tables_is_a_limit_error() {
     assert_eq!(e.part(), Some("content.xml"));
     assert!(
         e.to_string()
-            .contains("65537 table elements, more than 65536"),
+            .contains("content.xml holds more than 65536 tables"),
         "{e}"
     );
+    let at = ods_content("").find("</office:spreadsheet>").unwrap() + body.len() / 65_537 * 65_536;
+    assert_eq!(e.offset(), Some(at as u64), "{e}");
     // 65,536 empty tables are fine.
     let body = r#"<table:table table:name="t"/>"#.repeat(65_536);
     let wb = Workbook::from_bytes(ods(&body), &OpenOptions::new()).unwrap();

@@ -563,8 +563,8 @@ fn repeat_bombs_fail_fast() {
 
 #[test]
 fn repeat_budget_holds_for_the_whole_workbook() {
-    // max_cells_per_sheet is shared by the tables for what repeats add, so
-    // many small tables cannot multiply it.
+    // What repeats add counts against one max_cells_per_sheet for the
+    // whole workbook, so many small tables cannot multiply it.
     let limits = Limits::default().max_cells_per_sheet(1000);
     let opts = OpenOptions::new().limits(limits);
     let tables = |n: usize, repeat: u32| {
@@ -575,13 +575,23 @@ fn repeat_budget_holds_for_the_whole_workbook() {
         let body: String = (0..n).map(|i| table(&format!("T{i}"), &row)).collect();
         package(&content("", &body))
     };
-    // 4 tables may add 250 each (the repeated row's first copy is free).
+    // 4 tables may add 250 each (the repeated row's first copy is free);
+    // the first table to pass the total is named, at every thread count.
     let wb = Workbook::from_bytes(tables(4, 251), &opts).unwrap();
     assert_eq!(wb.sheet(3).unwrap().cell_count(), 251);
-    let e = Workbook::from_bytes(tables(4, 252), &opts).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
-    assert_eq!(e.sheet(), Some("T0"));
-    assert!(e.message().contains("shared by 4 tables"), "{e}");
+    for threads in [1, 2, 3, 8] {
+        let opts = opts.clone().threads(threads).tune_cores(threads);
+        let e = Workbook::from_bytes(tables(4, 252), &opts).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+        assert_eq!(
+            (e.sheet(), e.cell().map(|c| c.0)),
+            (Some("T3"), Some(0)),
+            "{e}"
+        );
+        assert!(e.message().contains("1004 stored cells"), "{e}");
+    }
+    let e = Workbook::from_bytes(tables(2, 600), &opts).unwrap_err();
+    assert_eq!(e.sheet(), Some("T1"), "{e}");
     // Hidden rows made by repeats count too.
     let hidden = format!(
         r#"<table:table-row table:visibility="collapse" table:number-rows-repeated="5000"/><table:table-row>{}</table:table-row>"#,
@@ -1345,4 +1355,41 @@ fn chunk_cuts_anywhere_give_the_serial_table() {
         }
     }
     assert!(chunked > 0);
+}
+
+#[test]
+fn several_big_tables_go_through_the_pool_without_a_second_pass() {
+    // Tables of every size next to each other: each one's end tag is
+    // found in the window, so a small one is parsed in place, a bigger
+    // one sent whole, and one longer than a chunk cut into row chunks.
+    let body: String = [3usize, 400, 2_000, 40, 2_500, 1]
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let rows: String = (0..n)
+                .map(|i| {
+                    let cells = float(&i.to_string()) + &float(&format!("{k}.5"));
+                    format!("<table:table-row>{cells}</table:table-row>")
+                })
+                .collect();
+            table(&format!("T{k}"), &rows)
+        })
+        .collect();
+    let bytes = package(&content("", &body));
+    let serial =
+        dump(&Workbook::from_bytes(bytes.clone(), &OpenOptions::new().parallel(false)).unwrap());
+    for threads in [3, 8] {
+        for chunk in [1 << 10, 16 << 10, 1 << 20] {
+            let opts = OpenOptions::new()
+                .threads(threads)
+                .tune_cores(8)
+                .tune_chunk_bytes(chunk)
+                .tune_stream_block(8 << 10);
+            let wb = Workbook::from_bytes(bytes.clone(), &opts).unwrap();
+            assert_eq!(dump(&wb), serial, "threads {threads}, chunk {chunk}");
+            let st = wb.stats();
+            assert_eq!(st.chunk_fallbacks, 0, "{st:?}");
+            assert!(st.chunks > 0 && st.threads > 1, "{st:?}");
+        }
+    }
 }
