@@ -209,7 +209,7 @@ impl CellStore {
     /// Like [`view`](Self::view), with the formula text already found
     /// (sequential readers walk the formula table alongside the cells
     /// instead of searching it per cell).
-    #[inline(always)]
+    #[inline]
     pub fn view_with<'s>(&'s self, c: &RawCell, formula: Option<&'s str>) -> Cell<'s> {
         let value = match c.tag {
             T_NUMBER => Value::Number(f64::from_bits(c.bits)),

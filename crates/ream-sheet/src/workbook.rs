@@ -209,8 +209,7 @@ impl<'a> Cells<'a> {
         Ok(())
     }
     /// The cell `c`, which has a formula: walks the formula cursor to it.
-    #[cold]
-    #[inline(never)]
+    #[inline]
     fn with_formula(&mut self, c: &RawCell) -> Cell<'a> {
         let key = (c.row, u32::from(c.col));
         let mut formula = None;
@@ -230,9 +229,7 @@ impl<'a> Cells<'a> {
 
 impl<'a> Iterator for Cells<'a> {
     type Item = Cell<'a>;
-    // Always inlined: a `next` out of line copies each 48-byte cell
-    // through the stack (some 20 instructions a cell of a `for` loop).
-    #[inline(always)]
+    #[inline]
     fn next(&mut self) -> Option<Cell<'a>> {
         let c = self.inner.next()?;
         if c.aux & crate::store::AUX_FORMULA == 0 {

@@ -5,8 +5,11 @@
 //! idle, so a part that never hands anything over runs on one thread.
 //! Back-pressure: when more than `workers + 1` units wait, the reading
 //! thread parses the oldest itself, so memory stays at a few units per
-//! parser and no core idles while another has work. Results are collected
-//! in any order; the caller joins them (`join.rs`).
+//! parser and no core idles while another has work. Units that hold no
+//! bytes (a whole part that its parser reads, [`Pool::submit_light`]) wait
+//! in a second queue, outside the back-pressure, taken when no other unit
+//! waits: they fill the gaps while the reading thread inflates. Results
+//! are collected in any order; the caller joins them (`join.rs`).
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -14,6 +17,8 @@ use std::thread::Scope;
 
 struct State<J, D> {
     queue: VecDeque<J>,
+    /// Units without bytes, taken after `queue`'s.
+    light: VecDeque<J>,
     done: Vec<D>,
     /// Units being parsed (by a worker or the reading thread).
     running: usize,
@@ -75,6 +80,7 @@ pub(crate) fn run_with<J: Send, D: Send, R>(
     let shared = Shared {
         state: Mutex::new(State {
             queue: VecDeque::new(),
+            light: VecDeque::new(),
             done: Vec::new(),
             running: 0,
             workers: 0,
@@ -100,16 +106,24 @@ pub(crate) fn run_with<J: Send, D: Send, R>(
     (r, started + usize::from(caller_parses))
 }
 
+impl<J, D> State<J, D> {
+    /// Units queued, light ones included.
+    fn waiting(&self) -> usize {
+        self.queue.len() + self.light.len()
+    }
+}
+
 impl<J, D> Shared<J, D> {
     fn lock(&self) -> MutexGuard<'_, State<J, D>> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Parses the oldest queued unit on this thread; false when none waits.
+    /// Parses the oldest queued unit on this thread (a light one when no
+    /// other waits); false when none waits.
     fn run_queued(&self) -> bool {
         let job = {
             let mut st = self.lock();
-            let j = st.queue.pop_front();
+            let j = st.queue.pop_front().or_else(|| st.light.pop_front());
             st.running += usize::from(j.is_some());
             j
         };
@@ -132,7 +146,7 @@ impl<J, D> Shared<J, D> {
                 continue;
             }
             let mut st = self.lock();
-            if !st.queue.is_empty() {
+            if st.waiting() > 0 {
                 continue;
             }
             if st.closed {
@@ -149,15 +163,28 @@ impl<'s, 'e, J: Send + 'e, D: Send + 'e> Pool<'s, 'e, J, D> {
     /// Queues a unit (starting a worker when none is idle and one more may
     /// run); when too many wait, parses the oldest on this thread first.
     pub(crate) fn submit(&self, job: J) {
+        self.queue(job, false);
+    }
+
+    /// Queues a unit that holds no bytes (see the module doc): no
+    /// back-pressure, taken when no other unit waits.
+    pub(crate) fn submit_light(&self, job: J) {
+        self.queue(job, true);
+    }
+
+    fn queue(&self, job: J, light: bool) {
         let sh = self.shared;
         let (spawn, full) = {
             let mut st = sh.lock();
-            st.queue.push_back(job);
+            match light {
+                true => st.light.push_back(job),
+                false => st.queue.push_back(job),
+            }
             let spawn = st.idle == 0 && st.workers < sh.max_workers;
             if spawn {
                 st.workers += 1;
             }
-            (spawn, st.queue.len() > sh.max_workers + 1)
+            (spawn, !light && st.queue.len() > sh.max_workers + 1)
         };
         if spawn {
             let started = std::thread::Builder::new()
@@ -198,13 +225,13 @@ impl<'s, 'e, J: Send + 'e, D: Send + 'e> Pool<'s, 'e, J, D> {
             let mut st = sh.lock();
             let waits = |st: &State<J, D>| {
                 !enough(&st.done)
-                    && st.running + st.queue.len() > 0
-                    && (st.queue.is_empty() || !sh.caller_parses)
+                    && st.running + st.waiting() > 0
+                    && (st.waiting() == 0 || !sh.caller_parses)
             };
             while waits(&st) {
                 st = sh.finished.wait(st).unwrap_or_else(|p| p.into_inner());
             }
-            if enough(&st.done) || st.queue.is_empty() {
+            if enough(&st.done) || st.waiting() == 0 {
                 return std::mem::take(&mut st.done);
             }
         }
@@ -241,6 +268,32 @@ mod tests {
         }
         let (_, threads) = run(4, square, |_pool| ());
         assert_eq!(threads, 1, "no unit, no worker");
+    }
+
+    /// Light units wait outside the back-pressure and are taken after
+    /// the others; every unit is still parsed once.
+    #[test]
+    fn light_units_are_taken_after_the_others() {
+        let (got, _) = run(0, square, |pool| {
+            pool.submit_light(1);
+            pool.submit_light(2);
+            pool.submit(3);
+            pool.finish()
+        });
+        assert_eq!(got, vec![9, 1, 4]);
+        for workers in 1..=4 {
+            let (mut got, _) = run(workers, square, |pool| {
+                for x in 0..50 {
+                    match x % 3 {
+                        0 => pool.submit_light(x),
+                        _ => pool.submit(x),
+                    }
+                }
+                pool.finish()
+            });
+            got.sort_unstable();
+            assert_eq!(got, (0..50).map(square).collect::<Vec<_>>());
+        }
     }
 
     /// With a reading thread that only hands over and waits, every unit
