@@ -724,6 +724,8 @@ impl<'a> TableParser<'a> {
             self.w.hidden_runs.push((self.w.row, repeat));
         }
         if repeat > 1 {
+            // An error of the copies names the row's first cell.
+            self.col = 0;
             self.repeat_row(repeat, marks, tag.start)?;
         }
         self.w.row = self.w.row.saturating_add(repeat);
