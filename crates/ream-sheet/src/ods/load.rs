@@ -465,6 +465,10 @@ pub(super) fn read_from<'l>(
         partials.push(p);
         pos = next;
     };
+    if r.pool.is_some() && pass.is_err() {
+        // The serial read gives the error; the rest is not inflated twice.
+        return Err(give_up());
+    }
     if stop.is_none() {
         // The part's size and CRC are checked at its end.
         while !r.w.eof {
@@ -472,9 +476,6 @@ pub(super) fn read_from<'l>(
         }
     }
     if r.pool.is_some() {
-        if pass.is_err() {
-            return Err(give_up());
-        }
         r.collect(&mut partials).ok_or_else(give_up)?;
     }
     let inflated = r.w.base + r.w.data().len() as u64;

@@ -35,10 +35,9 @@
 //! hidden rows, `text:s` spaces) draws on one repeat budget of
 //! `max_cells_per_sheet` for the workbook, so a small file cannot multiply
 //! the limit with many tables (a streamed sheet has it to itself). At most
-//! 65,536 tables. Hidden rows and
-//! columns are reported within the used range (LibreOffice hides
-//! million-row trailers). Row chunks give results identical to the serial
-//! parse (`chunks.rs`).
+//! 65,536 tables. Hidden rows and columns are reported within the used
+//! range (LibreOffice hides million-row trailers). Row chunks give results
+//! identical to the serial parse (`chunks.rs`).
 
 mod cell;
 mod chunks;
