@@ -78,7 +78,16 @@ main() {
     else
       result=FINDING
       echo "fuzz: $t FOUND A PROBLEM (log: fuzz/$log, input under fuzz/artifacts/$t/)" >&2
-      grep -E 'panicked|ERROR: libFuzzer|SUMMARY|Test unit written' "$log" | head -8 >&2
+      # What a CI log must carry to repeat the finding: the panic with
+      # its message, and the input itself (base64, when under 16 KiB).
+      grep -E -A12 'panicked' "$log" | head -40 >&2
+      grep -E 'ERROR: libFuzzer|SUMMARY|Test unit written' "$log" | head -4 >&2
+      local unit
+      unit=$(sed -n 's/.*Test unit written to //p' "$log" | tail -1)
+      if [ -n "$unit" ] && [ -f "$unit" ] && [ "$(wc -c <"$unit")" -lt 16384 ]; then
+        echo "fuzz: input as base64 (base64 -d > input; $bin/$t input):" >&2
+        base64 -w 100 "$unit" >&2
+      fi
       failed+=("$t")
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$secs" "${cpu:-?}" "${execs:-?}" "$files" "$result" >>"$summary"
