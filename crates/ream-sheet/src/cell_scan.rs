@@ -329,9 +329,17 @@ pub(crate) fn parse_cell_start(buf: &[u8], lt: usize) -> Option<CellHead<'_>> {
             }
             _ => {}
         }
+        // Name characters only: any other byte (`>`, a quote, a tab) is
+        // left to the generic walker, so this scan never reads past the
+        // `>` where that walker ends the tag (fuzz finding, test
+        // `fuzz_regressions::an_attribute_name_never_runs_past_the_cell_tag`).
         let name_start = i;
-        while *buf.get(i)? != b'=' {
-            i += 1;
+        loop {
+            match *buf.get(i)? {
+                b'=' if i > name_start => break,
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'-' | b'.' | b':' => i += 1,
+                _ => return None,
+            }
             if i - name_start > 32 {
                 return None;
             }
@@ -354,7 +362,7 @@ pub(crate) fn parse_cell_start(buf: &[u8], lt: usize) -> Option<CellHead<'_>> {
             }
             b"t" => head.t = type_code(value),
             b"s" => head.style = parse_u32(value).unwrap_or(0),
-            _ if name.contains(&b':') || name.contains(&b' ') => return None,
+            _ if name.contains(&b':') => return None,
             _ => {}
         }
         i = j + 1;
@@ -685,6 +693,67 @@ mod number_tests {
             let s = if neg { format!("-{s}") } else { s };
             let want: f64 = s.parse().unwrap();
             proptest::prop_assert_eq!(parse_number(s.as_bytes()).unwrap().to_bits(), want.to_bits());
+        }
+    }
+}
+
+#[cfg(test)]
+mod cell_start_tests {
+    use super::{parse_cell_start, parse_u32, type_code};
+    use ream_xml::{TagKind, next_tag};
+
+    proptest::proptest! {
+        /// Whenever the byte loop reads a `<c` start tag, it ends the tag
+        /// where the generic walker does and reads the same `r`, `t` and
+        /// `s`, on any mix of names, quotes, `>`, `/` and whitespace. The
+        /// buffer cut anywhere gives the same tag or none (a stream block
+        /// may end inside the tag).
+        #[test]
+        fn cell_start_reads_like_the_generic_walker(
+            attrs in proptest::collection::vec((
+                proptest::sample::select(vec![" ", "\t", "\n", "", "  "]),
+                proptest::sample::select(vec!["r", "s", "t", "v", "x:r", "a>b", "r\"", "", "r ", "/"]),
+                proptest::sample::select(vec!["=", " =", "", "=="]),
+                proptest::sample::select(vec![
+                    "\"A1\"", "'B2'", "\"7\"", "\"s\"", "\"x>y\"", "\"", "'", "", "\"str\"",
+                ]),
+            ), 0..5),
+            end in proptest::sample::select(vec![">", "/>", "", " >", "/ >", "<"]),
+            cut in 0usize..64,
+        ) {
+            let mut buf = b"<c".to_vec();
+            for (gap, name, eq, value) in &attrs {
+                buf.extend_from_slice([*gap, *name, *eq, *value].concat().as_bytes());
+            }
+            buf.extend_from_slice(end.as_bytes());
+            buf.extend_from_slice(b"<v>1</v></c>");
+            // The caller's gate (`worksheet::data_rows`): `<c` then a
+            // space, `>` or `/`.
+            if !matches!(buf.get(2), Some(b' ' | b'>' | b'/')) {
+                return Ok(());
+            }
+            let Some(head) = parse_cell_start(&buf, 0) else {
+                return Ok(());
+            };
+            let tag = next_tag(&buf, 0).ok().flatten();
+            proptest::prop_assert!(tag.is_some(), "{:?}", String::from_utf8_lossy(&buf));
+            let tag = tag.unwrap();
+            proptest::prop_assert_eq!(tag.end, head.end);
+            proptest::prop_assert_eq!(tag.kind == TagKind::Empty, head.empty);
+            let (mut r, mut t, mut s) = (None, b'n', 0);
+            for (name, value) in tag.attributes() {
+                match name {
+                    b"r" => r = Some(value),
+                    b"t" => t = type_code(value),
+                    b"s" => s = parse_u32(value).unwrap_or(0),
+                    _ => {}
+                }
+            }
+            proptest::prop_assert_eq!((r, t, s), (head.r, head.t, head.style));
+            let short = &buf[..cut.min(buf.len())];
+            if let Some(h) = parse_cell_start(short, 0) {
+                proptest::prop_assert_eq!(h.end, head.end);
+            }
         }
     }
 }

@@ -845,10 +845,17 @@ impl<'a> SheetParser<'a> {
             return Ok(None);
         };
         let inner = buf.get(lt + 4..gt).unwrap_or_default();
-        if inner
-            .iter()
-            .any(|&b| b == b'\'' || b == b'\n' || b == b'\t')
-        {
+        // An odd number of `"` puts that `>` inside a value (legal XML):
+        // the generic walker finds the tag's real end.
+        let mut quotes = 0usize;
+        for &b in inner {
+            match b {
+                b'\'' | b'\n' | b'\t' => return Ok(None),
+                b'"' => quotes += 1,
+                _ => {}
+            }
+        }
+        if quotes % 2 == 1 {
             return Ok(None);
         }
         let empty = inner.last() == Some(&b'/');

@@ -550,3 +550,52 @@ fn a_block_cut_inside_a_cell_forgets_its_shared_master() {
         assert_eq!(Ok(rows), serial, "first block {block}");
     }
 }
+
+/// Fuzz finding (worksheet_scan): in `<c v></c></row>he="">` the fast
+/// cell-tag scan read `v></c></row>he` as one attribute name, running past
+/// the tag's `>`, so the whole-part parse took `<v>1</v>` as the cell's
+/// value. A stream block cut at that `</row>` ended the tag scan early,
+/// the generic walker took over and read `<c v>` as the whole tag: the
+/// stream lost the value. The same scan took a tab and `r` for one name,
+/// so `<c s="0"\tr="C1">` was read as A1. The fast scan takes name
+/// characters only and leaves anything else to the generic walker, in
+/// every mode.
+#[test]
+fn an_attribute_name_never_runs_past_the_cell_tag() {
+    let xml = b"<sheetData>><c v></c></row>he=\"\"><v>1</v></c></sheetData></e>";
+    let (serial, chunked) = serial_and_chunked(xml);
+    assert_eq!(serial, Ok(vec![]));
+    assert_eq!(chunked, serial);
+    stream_agrees_in_every_block(xml, &serial);
+    // Whitespace other than a space between attributes is read by the
+    // generic walker too: the reference after a tab counts.
+    let tab = b"<worksheet><sheetData><row r=\"1\"><c s=\"0\"\tr=\"C1\"><v>7</v></c></row></sheetData></worksheet>";
+    let (serial, chunked) = serial_and_chunked(tab);
+    assert_eq!(serial, Ok(vec!["0:2=Number(7.0) None".to_string()]));
+    assert_eq!(chunked, serial);
+    stream_agrees_in_every_block(tab, &serial);
+}
+
+/// A `>` inside a quoted value of a row tag (legal XML) does not end the
+/// tag: the fast row scan, which looks for the first `>`, stopped there
+/// and missed the `hidden` after it. Every mode reads the row hidden.
+#[test]
+fn a_quoted_gt_in_a_row_tag_does_not_end_it() {
+    let xml = concat!(
+        "<worksheet><sheetData><row r=\"1\" x=\">\" hidden=\"1\">",
+        "<c r=\"A1\"><v>5</v></c></row></sheetData></worksheet>"
+    )
+    .as_bytes();
+    let zip = package(xml);
+    for opts in [
+        OpenOptions::new().parallel(false),
+        OpenOptions::new().threads(2).tune_chunk_bytes(1 << 10),
+    ] {
+        let wb = Workbook::from_bytes(zip.clone(), &opts).unwrap();
+        assert_eq!(wb.sheets()[0].hidden_rows(), &[0]);
+    }
+    let (serial, chunked) = serial_and_chunked(xml);
+    assert_eq!(serial, Ok(vec!["0:0=Number(5.0) None".to_string()]));
+    assert_eq!(chunked, serial);
+    stream_agrees_in_every_block(xml, &serial);
+}
