@@ -1,4 +1,5 @@
-//! OOXML's `_xHHHH_` escapes in cell text.
+//! Escapes in cell values: OOXML's `_xHHHH_` in cell text, and XML
+//! references in values that must decode (numbers, booleans, dates).
 
 #[inline]
 fn hex(b: u8) -> Option<u32> {
@@ -79,6 +80,20 @@ pub(crate) fn decode_xhhhh_in_place(buf: &mut Vec<u8>, off: usize) {
         r += 1;
     }
     buf.truncate(w);
+}
+
+/// A cell value written with entity or character references (legal XML,
+/// e.g. `&#49;2` for 12; writers do not emit them), resolved; `None` when
+/// it has none, or when resolving leaves an `&` (a value is resolved once,
+/// never twice). Only called after the raw value failed to read.
+#[cold]
+pub(crate) fn resolved(raw: &[u8]) -> Option<Vec<u8>> {
+    if !raw.contains(&b'&') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    ream_xml::unescape_into(raw, &mut out).ok()?;
+    (!out.contains(&b'&')).then_some(out)
 }
 
 #[cfg(test)]

@@ -1206,12 +1206,15 @@ impl<'a> SheetParser<'a> {
                 if raw.is_empty() {
                     return Ok(None);
                 }
-                let idx = parse_u32(raw).ok_or_else(|| {
-                    Error::malformed(format!(
+                let Some(idx) = parse_u32(raw) else {
+                    if let Some(v) = crate::escapes::resolved(raw) {
+                        return self.decode_value(t, Some(&v), inline, style);
+                    }
+                    return Err(Error::malformed(format!(
                         "bad shared string index '{}'",
                         String::from_utf8_lossy(raw)
-                    ))
-                })?;
+                    )));
+                };
                 if idx as usize >= self.ctx.sst_len {
                     // Not fatal: the cell is left empty and the sheet gets a
                     // warning (the readers users compare with do the same).
@@ -1249,6 +1252,9 @@ impl<'a> SheetParser<'a> {
                 b"0" | b"false" => (T_BOOL, 0, 0),
                 b"" => return Ok(None),
                 other => {
+                    if let Some(v) = crate::escapes::resolved(raw) {
+                        return self.decode_value(t, Some(&v), inline, style);
+                    }
                     return Err(Error::malformed(format!(
                         "bad boolean '{}'",
                         String::from_utf8_lossy(other)
@@ -1260,6 +1266,9 @@ impl<'a> SheetParser<'a> {
                 match CellError::from_bytes(raw) {
                     Some(e) => (T_ERROR, e.code(), 0),
                     None if raw.is_empty() => return Ok(None),
+                    None if let Some(v) = crate::escapes::resolved(raw) => {
+                        return self.decode_value(t, Some(&v), inline, style);
+                    }
                     None => (T_ERROR, CellError::Value.code(), 0),
                 }
             }
@@ -1275,6 +1284,9 @@ impl<'a> SheetParser<'a> {
                         serial.to_bits(),
                     ),
                     None => {
+                        if let Some(v) = crate::escapes::resolved(raw) {
+                            return self.decode_value(t, Some(&v), inline, style);
+                        }
                         return Err(Error::malformed(format!(
                             "bad ISO 8601 date '{}'",
                             String::from_utf8_lossy(
@@ -1289,12 +1301,15 @@ impl<'a> SheetParser<'a> {
                 if raw.is_empty() {
                     return Ok(None);
                 }
-                let v = parse_number(raw).ok_or_else(|| {
-                    Error::malformed(format!(
+                let Some(v) = parse_number(raw) else {
+                    if let Some(v) = crate::escapes::resolved(raw) {
+                        return self.decode_value(t, Some(&v), inline, style);
+                    }
+                    return Err(Error::malformed(format!(
                         "not a number: '{}'",
                         String::from_utf8_lossy(raw.get(..raw.len().min(40)).unwrap_or_default())
-                    ))
-                })?;
+                    )));
+                };
                 match self.ctx.styles.date_kind(style) {
                     Some(kind) => (
                         T_DATE,

@@ -221,6 +221,34 @@ pub(super) fn scalar<'a>(
     }
 }
 
+/// [`scalar`] again with the failed value's character and entity
+/// references resolved (`office:value="&#49;2"` is legal XML for 12);
+/// `None` when it has none or still does not decode.
+#[cold]
+fn scalar_resolved(a: &CellAttrs<'_>, raw: &[u8]) -> Option<Option<(u8, u8, u64)>> {
+    let v = crate::escapes::resolved(raw)?;
+    let b = match a.vt {
+        ValueType::Number => CellAttrs {
+            value: Some(&v),
+            ..*a
+        },
+        ValueType::Bool => CellAttrs {
+            boolean: Some(&v),
+            ..*a
+        },
+        ValueType::Date => CellAttrs {
+            date: Some(&v),
+            ..*a
+        },
+        ValueType::Time => CellAttrs {
+            time: Some(&v),
+            ..*a
+        },
+        _ => return None,
+    };
+    scalar(&b).ok()
+}
+
 /// Where a cell's paragraphs go.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Sink {
@@ -452,7 +480,7 @@ impl<'a> TableParser<'a> {
                 (None, Sink::Arena) => self.finish_text(arena_start, at)?,
                 _ => None,
             },
-            vt => match scalar(a) {
+            vt => match scalar(a).or_else(|raw| scalar_resolved(a, raw).ok_or(raw)) {
                 Ok(v) => v,
                 Err(raw) if vt == ValueType::Number => return Err(bad_value("number", raw, at)),
                 Err(raw) if vt == ValueType::Bool => return Err(bad_value("boolean", raw, at)),

@@ -1060,6 +1060,34 @@ fn garbage_number() {
     }
 }
 
+/// Values written with character or entity references are legal XML and
+/// read resolved (`&#49;2` is 12), on the fast cell path and the general
+/// one alike; a value that is still no number once resolved is an error
+/// naming the cell and the raw text.
+#[test]
+fn values_with_character_references_read_resolved() {
+    let rows = concat!(
+        r#"<row r="1"><c r="A1"><v>&#49;2</v></c><c t="n" r="B1" s="0"><v>&#x33;.5</v></c>"#,
+        r#"<c r="C1" t="b"><v>&#49;</v></c><c r="D1" t="e"><v>#N&#47;A</v></c>"#,
+        r#"<c r="E1" t="d"><v>2020&#45;01&#45;02</v></c></row>"#,
+    );
+    let wb = rows_ok(rows);
+    let got: Vec<String> = cells(&wb).into_iter().map(|c| c.2).collect();
+    assert_eq!(
+        &got[..4],
+        ["Number(12.0)", "Number(3.5)", "Bool(true)", "Error(NA)"]
+    );
+    assert!(
+        got[4].starts_with("DateTime(ExcelDateTime { serial: 43832.0"),
+        "{got:?}"
+    );
+    for v in ["1&amp;2", "&amp;#49;", "&#x41;"] {
+        let e = rows_err(&format!(r#"<row r="4"><c r="D4"><v>{v}</v></c></row>"#));
+        check(&e, ErrorKind::Malformed, Some(SHEET), "not a number");
+        assert_eq!(e.cell(), Some((3, 3)), "{e}");
+    }
+}
+
 #[test]
 
 fn nan_and_infinity_are_not_numbers() {

@@ -1389,3 +1389,30 @@ fn several_big_tables_go_through_the_pool_without_a_second_pass() {
         }
     }
 }
+
+/// Values written with character references are legal XML and read
+/// resolved (`office:value="&#49;2"` is 12); a value that still does not
+/// decode once resolved is an error naming the cell.
+#[test]
+fn values_with_character_references_read_resolved() {
+    let row = concat!(
+        r#"<table:table-row><table:table-cell office:value-type="float" office:value="&#49;2"/>"#,
+        r#"<table:table-cell office:value-type="boolean" office:boolean-value="&#116;rue"/>"#,
+        r#"<table:table-cell office:value-type="date" office:date-value="2020&#45;01-02"/>"#,
+        r#"</table:table-row>"#,
+    );
+    let wb = one_sheet(row);
+    let got: Vec<String> = wb.sheets()[0]
+        .cells()
+        .map(|c| format!("{:?}", c.value))
+        .collect();
+    assert_eq!(&got[..2], ["Number(12.0)", "Bool(true)"]);
+    assert!(
+        got[2].starts_with("DateTime(ExcelDateTime { serial: 43832.0"),
+        "{got:?}"
+    );
+    let bad = r#"<table:table-row><table:table-cell office:value-type="float" office:value="1&amp;2"/></table:table-row>"#;
+    let e = err(package(&content("", &table("S", bad))));
+    assert!(e.to_string().contains("bad number '1&amp;2'"), "{e}");
+    assert_eq!(e.cell(), Some((0, 0)), "{e}");
+}
