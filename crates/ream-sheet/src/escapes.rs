@@ -83,7 +83,7 @@ pub(crate) fn decode_xhhhh_in_place(buf: &mut Vec<u8>, off: usize) {
 }
 
 /// A cell value written with entity or character references (legal XML,
-/// e.g. `&#49;2` for 12; writers do not emit them), resolved; `None` when
+/// e.g. `&#49;2` for 12; rare in practice), resolved; `None` when
 /// it has none, or when resolving leaves an `&` (a value is resolved once,
 /// never twice). Only called after the raw value failed to read.
 #[cold]
