@@ -227,25 +227,15 @@ pub(super) fn scalar<'a>(
 #[cold]
 fn scalar_resolved(a: &CellAttrs<'_>, raw: &[u8]) -> Option<Option<(u8, u8, u64)>> {
     let v = crate::escapes::resolved(raw)?;
-    let b = match a.vt {
-        ValueType::Number => CellAttrs {
-            value: Some(&v),
-            ..*a
-        },
-        ValueType::Bool => CellAttrs {
-            boolean: Some(&v),
-            ..*a
-        },
-        ValueType::Date => CellAttrs {
-            date: Some(&v),
-            ..*a
-        },
-        ValueType::Time => CellAttrs {
-            time: Some(&v),
-            ..*a
-        },
+    let mut b = CellAttrs { ..*a };
+    let slot = match a.vt {
+        ValueType::Number => &mut b.value,
+        ValueType::Bool => &mut b.boolean,
+        ValueType::Date => &mut b.date,
+        ValueType::Time => &mut b.time,
         _ => return None,
     };
+    *slot = Some(&v);
     scalar(&b).ok()
 }
 
